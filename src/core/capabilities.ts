@@ -1,0 +1,31 @@
+/** The providers queue-runtime ships; a provider of your own may use any other name. */
+export const PROVIDER_TYPES = ["memory", "sqlite", "sqs", "servicebus"] as const;
+
+/** The name of a provider. */
+export type ProviderType = (typeof PROVIDER_TYPES)[number] | (string & {});
+
+/** How a provider supports sessions: natively, emulated on another feature, or not at all. */
+export type SessionSupport = "native" | "emulated" | "none";
+
+/** What a provider can do; the contract suite skips a case only by these flags. */
+export interface Capabilities {
+  readonly sessions: SessionSupport;
+  readonly batching: boolean;
+  /** The most messages one batch call to the provider carries; larger batches are split. */
+  readonly maxBatchSize: number;
+  /** The largest message body the provider accepts, in bytes. */
+  readonly maxMessageBytes: number;
+  /** Whether dead-lettering is the provider's own or done by queue-runtime on top of it. */
+  readonly deadLetter: "native" | "emulated";
+  readonly delayedDelivery: boolean;
+  /** The longest delay a message may be sent with. */
+  readonly maxDelayMs: number;
+  readonly sessionState: boolean;
+  readonly lockRenewal: boolean;
+  /** Whether messages sent one after another come out in that order on a standard queue. */
+  readonly ordering: "fifo" | "best-effort";
+  /** Whether a message's time to live is honoured. */
+  readonly timeToLive: boolean;
+  /** Whether `admin.redrive` can move dead letters back. */
+  readonly redrive: boolean;
+}

@@ -1,0 +1,181 @@
+import type { Clock } from "./clock.js";
+import { QueueError } from "./errors.js";
+import type { RetryPolicy } from "./retry.js";
+
+/** Options of the engine-backed providers (memory and sqlite), in the provider object or as URL query parameters. */
+export interface EngineProviderOptions {
+  /** How long a receive locks a message (default 30 000). */
+  lockDurationMs?: number;
+  /** Deliveries before a message is dead-lettered (default 10); `null` never. */
+  maxDeliveryCount?: number | null;
+  /** How long an accepted session stays locked without renewal (default 60 000). */
+  sessionLockDurationMs?: number;
+  /** Time to live of messages sent without one (default: none). */
+  defaultTimeToLiveMs?: number | null;
+  /** Repeats of a deduplication id within this window are dropped (default 300 000). */
+  deduplicationWindowMs?: number;
+  /** The largest message accepted, body and attributes (default 1 MiB). */
+  maxMessageBytes?: number;
+  /** A virtual clock for tests. */
+  clock?: Clock;
+}
+
+/** The in-process provider: queues live in this process's memory. */
+export interface MemoryProviderConfig extends EngineProviderOptions {
+  type: "memory";
+  /** Clients created with the same name in one process share their queues; without one each client has its own. */
+  name?: string;
+}
+
+/** The embedded durable provider: queues live in one SQLite file. */
+export interface SqliteProviderConfig extends EngineProviderOptions {
+  type: "sqlite";
+  /** The database file; created with its schema when missing. */
+  path: string;
+  /** `NORMAL` (default) survives a process crash; `FULL` also survives power loss, at a cost per commit. */
+  synchronous?: "NORMAL" | "FULL";
+}
+
+/** AWS credentials. */
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  /** When temporary credentials stop working; they are fetched again before then. */
+  expiration?: Date;
+}
+
+/** Amazon SQS, or any service speaking its JSON protocol (such as `queue-runtime serve`). */
+export interface SqsProviderConfig {
+  type: "sqs";
+  region?: string;
+  /** `http(s)://host:port`; by default AWS's endpoint for the region. */
+  endpoint?: string;
+  credentials?: AwsCredentials | (() => Promise<AwsCredentials>);
+  accountId?: string;
+}
+
+/** Azure Service Bus. */
+export interface ServiceBusProviderConfig {
+  type: "servicebus";
+  connectionString: string;
+}
+
+/** A provider of your own, registered with `QueueClientFactory.registerProvider`. */
+export interface CustomProviderConfig {
+  type: string;
+  [option: string]: unknown;
+}
+
+/** Which provider a client uses, and its options. */
+export type ProviderConfig =
+  | MemoryProviderConfig
+  | SqliteProviderConfig
+  | SqsProviderConfig
+  | ServiceBusProviderConfig
+  | CustomProviderConfig;
+
+/** Everything `createClient` needs. */
+export interface QueueConfig {
+  provider: ProviderConfig;
+  /** How transient failures are repeated (default: 3 attempts, 100 ms doubling to 10 s, jitter). */
+  retryPolicy?: Partial<RetryPolicy>;
+  /** The most one call may take, receive waits excluded (default 30 000). */
+  timeouts?: { operationMs?: number };
+  /** Create a queue on first use (default true for memory and sqlite, false for cloud providers). */
+  createQueues?: boolean;
+}
+
+const NUMBER_OPTIONS = new Set([
+  "lockDurationMs",
+  "maxDeliveryCount",
+  "sessionLockDurationMs",
+  "defaultTimeToLiveMs",
+  "deduplicationWindowMs",
+  "maxMessageBytes",
+  "operationMs",
+]);
+const STRING_OPTIONS = new Set(["region", "accountId", "synchronous", "name"]);
+const BOOLEAN_OPTIONS = new Set(["createQueues"]);
+
+function queryValue(key: string, value: string): number | string | boolean | null {
+  if (NUMBER_OPTIONS.has(key)) {
+    if (value === "null" || value === "none") return null;
+    const number = Number(value);
+    if (value.trim() === "" || !Number.isFinite(number))
+      throw new QueueError(
+        "Configuration",
+        `URL option ${key} must be a number, not ${JSON.stringify(value)}`,
+      );
+    return number;
+  }
+  if (BOOLEAN_OPTIONS.has(key)) {
+    if (value === "true" || value === "1") return true;
+    if (value === "false" || value === "0") return false;
+    throw new QueueError("Configuration", `URL option ${key} must be true or false`);
+  }
+  if (STRING_OPTIONS.has(key)) return value;
+  throw new QueueError("Configuration", `unknown URL option ${JSON.stringify(key)}`);
+}
+
+/**
+ * A config from the URL form: `memory:`, `memory:<name>`, `sqlite:<path>`, `sqs://host:port`
+ * (`sqss://` for TLS), `sqs:` for AWS itself, `servicebus:<connection string>`; query parameters
+ * set options (`sqlite:./q.db?lockDurationMs=500`).
+ */
+export function parseQueueUrl(url: string): QueueConfig {
+  if (typeof url !== "string" || url.trim() === "")
+    throw new QueueError(
+      "Configuration",
+      "a queue URL must be a non-empty string such as memory: or sqlite:./queues.db",
+    );
+  const colon = url.indexOf(":");
+  if (colon <= 0)
+    throw new QueueError("Configuration", "a queue URL starts with its provider, such as memory: or sqlite:");
+  const scheme = url.slice(0, colon).toLowerCase();
+  const rest = url.slice(colon + 1);
+  if (scheme === "servicebus") return { provider: { type: "servicebus", connectionString: rest } };
+  const question = rest.indexOf("?");
+  const location = question < 0 ? rest : rest.slice(0, question);
+  const options: Record<string, number | string | boolean | null> = {};
+  if (question >= 0)
+    for (const [key, value] of new URLSearchParams(rest.slice(question + 1)))
+      options[key] = queryValue(key, value);
+  const { operationMs, createQueues, ...providerOptions } = options;
+  const config: QueueConfig = { provider: providerFor(scheme, location, providerOptions) };
+  if (typeof operationMs === "number") config.timeouts = { operationMs };
+  if (typeof createQueues === "boolean") config.createQueues = createQueues;
+  return config;
+}
+
+function providerFor(
+  scheme: string,
+  location: string,
+  options: Record<string, number | string | boolean | null>,
+): ProviderConfig {
+  switch (scheme) {
+    case "memory":
+      return {
+        type: "memory",
+        ...options,
+        ...(location === "" ? {} : { name: decodeURIComponent(location) }),
+      };
+    case "sqlite":
+      if (location === "")
+        throw new QueueError("Configuration", "sqlite: needs a file path, as in sqlite:./queues.db");
+      return { type: "sqlite", ...options, path: decodeURIComponent(location) } as SqliteProviderConfig;
+    case "sqs":
+    case "sqss": {
+      if (location === "") return { type: "sqs", ...options };
+      const host = location.replace(/^\/\//, "");
+      if (host === "" || host.includes("/") || host.includes("@"))
+        throw new QueueError(
+          "Configuration",
+          "an sqs URL names a host and port only, as in sqs://127.0.0.1:9324",
+        );
+      return { type: "sqs", ...options, endpoint: `${scheme === "sqss" ? "https" : "http"}://${host}` };
+    }
+    default:
+      return { type: scheme, ...options };
+  }
+}

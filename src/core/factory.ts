@@ -1,0 +1,75 @@
+import type { Clock } from "./clock.js";
+import { type ProviderConfig, parseQueueUrl, type QueueConfig } from "./config.js";
+import { QueueError } from "./errors.js";
+import type { QueueProvider } from "./provider.js";
+import type { QueueClient } from "./queue-client.js";
+import { StandardQueueClient } from "./standard-queue-client.js";
+
+/** Builds a provider from its config; `createQueues` is already resolved. */
+export type ProviderFactory = (
+  config: ProviderConfig,
+  options: { createQueues: boolean },
+) => Promise<QueueProvider>;
+
+interface Registration {
+  readonly load: () => Promise<ProviderFactory>;
+  /** Whether queues are created on first use unless the config says otherwise. */
+  readonly createsQueues: boolean;
+}
+
+// Built-in providers load on first use, so an application pays only for the one it runs.
+const registry = new Map<string, Registration>([
+  [
+    "memory",
+    {
+      load: async () => (await import("../providers/memory/memory-provider.js")).createMemoryProvider,
+      createsQueues: true,
+    },
+  ],
+]);
+
+function clockOf(provider: ProviderConfig): Clock | undefined {
+  const clock = (provider as { clock?: unknown }).clock;
+  return clock === undefined ? undefined : (clock as Clock);
+}
+
+/** Creates queue clients from a config object or a URL. */
+export const QueueClientFactory = {
+  /** A client for the provider the config names, wrapped in the standard client. */
+  async createClient(config: QueueConfig | string): Promise<QueueClient> {
+    const resolved = typeof config === "string" ? parseQueueUrl(config) : config;
+    if (resolved === null || typeof resolved !== "object" || typeof resolved.provider?.type !== "string")
+      throw new QueueError(
+        "Configuration",
+        "a queue config needs provider.type, such as { provider: { type: 'memory' } }",
+      );
+    const registration = registry.get(resolved.provider.type);
+    if (registration === undefined)
+      throw new QueueError(
+        "Configuration",
+        `unknown provider ${JSON.stringify(resolved.provider.type)}; known: ${[...registry.keys()].join(", ")}`,
+      );
+    const factory = await registration.load();
+    const provider = await factory(resolved.provider, {
+      createQueues: resolved.createQueues ?? registration.createsQueues,
+    });
+    const clock = clockOf(resolved.provider);
+    return new StandardQueueClient(provider, {
+      ...(resolved.retryPolicy === undefined ? {} : { retryPolicy: resolved.retryPolicy }),
+      ...(resolved.timeouts === undefined ? {} : { timeouts: resolved.timeouts }),
+      ...(clock === undefined ? {} : { clock }),
+    });
+  },
+
+  /** Makes `type` available to `createClient`, for a provider of your own. */
+  registerProvider(type: string, factory: ProviderFactory, options: { createQueues?: boolean } = {}): void {
+    if (typeof type !== "string" || !/^[a-z][a-z0-9-]*$/.test(type))
+      throw new QueueError("Configuration", "a provider type is lowercase letters, digits and '-'");
+    registry.set(type, { load: async () => factory, createsQueues: options.createQueues ?? false });
+  },
+};
+
+/** Same as `QueueClientFactory.createClient`. */
+export function createClient(config: QueueConfig | string): Promise<QueueClient> {
+  return QueueClientFactory.createClient(config);
+}

@@ -1,0 +1,107 @@
+import type { Clock } from "./clock.js";
+import { Deadlines } from "./deadlines.js";
+import { QueueError, type QueueErrorCode, toQueueError } from "./errors.js";
+import type { OperationContext } from "./provider.js";
+import type { ClientMetrics } from "./queue-client.js";
+import { type RetryListener, type RetryPolicy, withRetry } from "./retry.js";
+
+/** Everything the standard clients add around one provider call. */
+export interface InvokerSettings {
+  readonly clock: Clock;
+  readonly retryPolicy: RetryPolicy;
+  /** The most one attempt may take, waits excluded. */
+  readonly operationMs: number;
+  readonly metrics: ClientMetrics;
+  readonly onRetry?: RetryListener | undefined;
+}
+
+/**
+ * Runs provider calls for a client: refuses them once the client is closed, gives each attempt a
+ * deadline, repeats transient failures with backoff, and counts failures by code.
+ */
+export class Invoker {
+  readonly #settings: InvokerSettings;
+  readonly #deadlines: Deadlines;
+  readonly #closing = new AbortController();
+  readonly #context: OperationContext;
+  readonly #onRetry: RetryListener;
+
+  constructor(settings: InvokerSettings) {
+    this.#settings = settings;
+    this.#deadlines = new Deadlines(settings.clock);
+    this.#context = { signal: this.#closing.signal, timeoutMs: settings.operationMs };
+    this.#onRetry = (error, attempt, delayMs) => {
+      settings.metrics.retries++;
+      settings.onRetry?.(error, attempt, delayMs);
+    };
+  }
+
+  /** Aborted when the client closes. */
+  get signal(): AbortSignal {
+    return this.#closing.signal;
+  }
+
+  get closed(): boolean {
+    return this.#closing.signal.aborted;
+  }
+
+  /** Fails with `ClientClosed` once the client is closed. */
+  assertOpen(): void {
+    if (this.#closing.signal.aborted) throw new QueueError("ClientClosed", "this client has been closed");
+  }
+
+  /**
+   * Runs `call` with retry and a deadline of `waitMs` plus the operation timeout per attempt.
+   * `what` names the operation in timeout errors; `signal` lets the caller end a wait early.
+   */
+  async run<T>(
+    what: string,
+    call: (context: OperationContext) => Promise<T>,
+    waitMs = 0,
+    signal?: AbortSignal,
+    answers?: ReadonlySet<QueueErrorCode>,
+  ): Promise<T> {
+    this.assertOpen();
+    const { retryPolicy, clock, operationMs } = this.#settings;
+    const context = this.#contextFollowing(signal);
+    const attempt = async () => {
+      try {
+        return await this.#deadlines.race(call(context), waitMs + operationMs, what);
+      } catch (error) {
+        // A transient code that is the operation's answer (no session was free) is reported, not repeated.
+        if (answers !== undefined && error instanceof QueueError && answers.has(error.code))
+          throw new FinalError(error);
+        throw error;
+      }
+    };
+    try {
+      return await withRetry(attempt, retryPolicy, clock, this.#closing.signal, this.#onRetry);
+    } catch (thrown) {
+      const error = thrown instanceof FinalError ? thrown.error : toQueueError(thrown);
+      const errors = this.#settings.metrics.errors;
+      errors[error.code] = (errors[error.code] ?? 0) + 1;
+      throw error;
+    }
+  }
+
+  /** A context whose signal also follows `signal`, for a wait the caller may end early. */
+  #contextFollowing(signal: AbortSignal | undefined): OperationContext {
+    if (signal === undefined) return this.#context;
+    return { signal: AbortSignal.any([this.#closing.signal, signal]), timeoutMs: this.#settings.operationMs };
+  }
+
+  /** Refuses new calls, ends waits, and stops the deadline timer. */
+  close(): void {
+    this.#closing.abort();
+    this.#deadlines.clear();
+  }
+}
+
+/** Carries a transient error through the retry loop without it being repeated. */
+class FinalError extends Error {
+  readonly error: QueueError;
+  constructor(error: QueueError) {
+    super(error.message);
+    this.error = error;
+  }
+}

@@ -1,0 +1,281 @@
+import type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "./admin.js";
+import { receiveInRuns, retryFailedEntries, sendInRuns } from "./batch.js";
+import type { Capabilities, ProviderType } from "./capabilities.js";
+import { type Clock, systemClock } from "./clock.js";
+import { type BatchEntryResult, QueueError, type QueueErrorCode } from "./errors.js";
+import { Invoker } from "./invoker.js";
+import type { MessageInput, ReceivedMessage } from "./message.js";
+import type { OperationContext, OutgoingMessage, QueueProvider } from "./provider.js";
+import type { ClientMetrics, QueueClient, SessionClient, WaitOptions } from "./queue-client.js";
+import type { ReceiptHandle } from "./receipt-handle.js";
+import { type RetryListener, type RetryPolicy, resolveRetryPolicy } from "./retry.js";
+import { StandardSessionClient } from "./standard-session-client.js";
+import {
+  checkReason,
+  checkReceipt,
+  MAX_RECEIVE_COUNT,
+  MAX_WAIT_MS,
+  prepareMessage,
+  validateCount,
+  validateDuration,
+  validateQueueName,
+  validateSessionId,
+} from "./validation.js";
+
+/** The default most one call may take, waits excluded. */
+export const DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
+
+/** What `acceptSession` answers after its own wait: transient for the caller, but not repeated here. */
+const ACCEPT_ANSWERS: ReadonlySet<QueueErrorCode> = new Set(["NoSessionAvailable", "SessionLocked"]);
+
+/** How a standard client wraps its provider. */
+export interface StandardClientOptions {
+  retryPolicy?: Partial<RetryPolicy>;
+  timeouts?: { operationMs?: number };
+  clock?: Clock;
+  /** Told about every attempt that is repeated. */
+  onRetry?: RetryListener;
+}
+
+/** A fresh set of zeroed counters. */
+export function emptyMetrics(): ClientMetrics {
+  return {
+    sent: 0,
+    received: 0,
+    completed: 0,
+    abandoned: 0,
+    deadLettered: 0,
+    renewed: 0,
+    retries: 0,
+    errors: {},
+  };
+}
+
+/**
+ * The {@link QueueClient} over any {@link QueueProvider}: it checks every argument before anything
+ * is sent, splits batches to the provider's limit, repeats transient failures with backoff and
+ * jitter, puts a deadline on every attempt, and counts what it did.
+ */
+export class StandardQueueClient implements QueueClient {
+  /** The provider this client drives. */
+  readonly provider: QueueProvider;
+  readonly admin: QueueAdmin;
+  readonly metrics: ClientMetrics = emptyMetrics();
+  readonly #invoker: Invoker;
+
+  constructor(provider: QueueProvider, options: StandardClientOptions = {}) {
+    this.provider = provider;
+    const operationMs = validateDuration(
+      "timeouts.operationMs",
+      options.timeouts?.operationMs ?? DEFAULT_OPERATION_TIMEOUT_MS,
+      1,
+      MAX_WAIT_MS,
+    );
+    this.#invoker = new Invoker({
+      clock: options.clock ?? systemClock,
+      retryPolicy: resolveRetryPolicy(options.retryPolicy),
+      operationMs,
+      metrics: this.metrics,
+      onRetry: options.onRetry,
+    });
+    this.admin = new CheckedAdmin(provider.admin, this.#invoker);
+  }
+
+  get providerType(): ProviderType {
+    return this.provider.providerType;
+  }
+
+  get capabilities(): Capabilities {
+    return this.provider.capabilities;
+  }
+
+  supportsSessions(): boolean {
+    return this.provider.capabilities.sessions !== "none";
+  }
+
+  supportsBatching(): boolean {
+    return this.provider.capabilities.batching;
+  }
+
+  async sendMessage(queue: string, message: MessageInput): Promise<string> {
+    const [id] = await this.sendMessages(queue, [message]);
+    return id!;
+  }
+
+  async sendMessages(queue: string, messages: readonly MessageInput[]): Promise<string[]> {
+    this.#invoker.assertOpen();
+    validateQueueName(queue);
+    if (!Array.isArray(messages))
+      throw new QueueError("Validation", "sendMessages takes an array of messages");
+    if (messages.length === 0) return [];
+    const capabilities = this.provider.capabilities;
+    const prepared = messages.map((message, index) =>
+      prepareMessage(message, capabilities, messages.length === 1 ? undefined : index),
+    );
+    const ids = await sendInRuns(prepared, capabilities.batching ? capabilities.maxBatchSize : 1, (run) =>
+      this.#sendRun(queue, run),
+    );
+    this.metrics.sent += ids.length;
+    return ids;
+  }
+
+  /** Sends one run, then sends again the entries that failed transiently, as the retry policy allows. */
+  async #sendRun(queue: string, run: readonly OutgoingMessage[]): Promise<BatchEntryResult[]> {
+    const send = (entries: readonly OutgoingMessage[]) =>
+      this.#invoker.run("sendMessages", (context) => this.provider.sendMessages(queue, entries, context));
+    const results = await send(run);
+    return retryFailedEntries(run, results, send);
+  }
+
+  async receiveMessage(queue: string, timeoutMs = 0, options?: WaitOptions): Promise<ReceivedMessage | null> {
+    const [message] = await this.receiveMessages(queue, 1, timeoutMs, options);
+    return message ?? null;
+  }
+
+  async receiveMessages(
+    queue: string,
+    maxMessages: number,
+    timeoutMs = 0,
+    options?: WaitOptions,
+  ): Promise<ReceivedMessage[]> {
+    this.#invoker.assertOpen();
+    validateQueueName(queue);
+    validateCount("maxMessages", maxMessages, 1, MAX_RECEIVE_COUNT);
+    validateDuration("timeoutMs", timeoutMs, 0, MAX_WAIT_MS);
+    const received = await receiveInRuns(
+      maxMessages,
+      this.provider.capabilities.maxBatchSize,
+      timeoutMs,
+      (max, wait) =>
+        this.#invoker.run(
+          "receiveMessages",
+          (context) => this.provider.receiveMessages(queue, max, wait, context),
+          wait,
+          options?.signal,
+        ),
+    );
+    this.metrics.received += received.length;
+    return received;
+  }
+
+  async completeMessage(receipt: ReceiptHandle | string): Promise<void> {
+    const handle = this.#receipt(receipt);
+    await this.#invoker.run("completeMessage", (context) => this.provider.completeMessage(handle, context));
+    this.metrics.completed++;
+  }
+
+  async abandonMessage(receipt: ReceiptHandle | string, options?: { delayMs?: number }): Promise<void> {
+    const handle = this.#receipt(receipt);
+    const delayMs =
+      options?.delayMs === undefined
+        ? 0
+        : validateDuration("delayMs", options.delayMs, 0, this.provider.capabilities.maxDelayMs);
+    await this.#invoker.run("abandonMessage", (context) =>
+      this.provider.abandonMessage(handle, delayMs, context),
+    );
+    this.metrics.abandoned++;
+  }
+
+  async deadLetterMessage(
+    receipt: ReceiptHandle | string,
+    reason: string,
+    description?: string,
+  ): Promise<void> {
+    const handle = this.#receipt(receipt);
+    checkReason(reason, description);
+    await this.#invoker.run("deadLetterMessage", (context) =>
+      this.provider.deadLetterMessage(handle, reason, description, context),
+    );
+    this.metrics.deadLettered++;
+  }
+
+  async renewMessageLock(receipt: ReceiptHandle | string): Promise<Date> {
+    const handle = this.#receipt(receipt);
+    if (!this.provider.capabilities.lockRenewal)
+      throw new QueueError("Unsupported", `the ${this.providerType} provider cannot renew message locks`);
+    const lockedUntil = await this.#invoker.run("renewMessageLock", (context) =>
+      this.provider.renewMessageLock(handle, context),
+    );
+    this.metrics.renewed++;
+    return lockedUntil;
+  }
+
+  async acceptSession(
+    queue: string,
+    sessionId?: string,
+    timeoutMs = 0,
+    options?: WaitOptions,
+  ): Promise<SessionClient> {
+    this.#invoker.assertOpen();
+    validateQueueName(queue);
+    if (sessionId !== undefined) validateSessionId(sessionId);
+    validateDuration("timeoutMs", timeoutMs, 0, MAX_WAIT_MS);
+    if (!this.supportsSessions())
+      throw new QueueError("Unsupported", `the ${this.providerType} provider has no sessions`);
+    const session = await this.#invoker.run(
+      "acceptSession",
+      (context) => this.provider.acceptSession(queue, sessionId, timeoutMs, context),
+      timeoutMs,
+      options?.signal,
+      ACCEPT_ANSWERS,
+    );
+    return new StandardSessionClient(session, this.provider, this.#invoker, this.metrics);
+  }
+
+  async close(): Promise<void> {
+    if (this.#invoker.closed) return;
+    this.#invoker.close();
+    await this.provider.close();
+  }
+
+  #receipt(receipt: ReceiptHandle | string): ReceiptHandle {
+    this.#invoker.assertOpen();
+    return checkReceipt(receipt, this.provider.providerType);
+  }
+}
+
+/** Admin calls with their names checked and transient failures repeated. */
+class CheckedAdmin implements QueueAdmin {
+  readonly #admin: QueueAdmin;
+  readonly #invoker: Invoker;
+
+  constructor(admin: QueueAdmin, invoker: Invoker) {
+    this.#admin = admin;
+    this.#invoker = invoker;
+  }
+
+  createQueue(name: string, options?: QueueOptions): Promise<QueueInfo> {
+    return this.#call(name, "createQueue", () => this.#admin.createQueue(name, options));
+  }
+  deleteQueue(name: string): Promise<void> {
+    return this.#call(name, "deleteQueue", () => this.#admin.deleteQueue(name));
+  }
+  listQueues(prefix?: string): Promise<string[]> {
+    return this.#invoker.run("listQueues", () => this.#admin.listQueues(prefix));
+  }
+  getQueue(name: string): Promise<QueueInfo | null> {
+    return this.#call(name, "getQueue", () => this.#admin.getQueue(name));
+  }
+  getQueueStats(name: string): Promise<QueueStats> {
+    return this.#call(name, "getQueueStats", () => this.#admin.getQueueStats(name));
+  }
+  purgeQueue(name: string): Promise<number> {
+    return this.#call(name, "purgeQueue", () => this.#admin.purgeQueue(name));
+  }
+  deadLetterQueueOf(name: string): Promise<string> {
+    return this.#call(name, "deadLetterQueueOf", () => this.#admin.deadLetterQueueOf(name));
+  }
+  redrive(deadLetterQueue: string, target?: string): Promise<number> {
+    if (target !== undefined) validateQueueName(target);
+    return this.#call(deadLetterQueue, "redrive", () => this.#admin.redrive(deadLetterQueue, target));
+  }
+
+  #call<T>(name: string, what: string, call: (context: OperationContext) => Promise<T>): Promise<T> {
+    try {
+      validateQueueName(name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#invoker.run(what, call);
+  }
+}

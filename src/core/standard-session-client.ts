@@ -1,0 +1,150 @@
+import { receiveInRuns } from "./batch.js";
+import { QueueError } from "./errors.js";
+import type { Invoker } from "./invoker.js";
+import { bodyBytes, type ReceivedMessage } from "./message.js";
+import type { QueueProvider, SessionProvider } from "./provider.js";
+import type { ClientMetrics, SessionClient, WaitOptions } from "./queue-client.js";
+import type { ReceiptHandle } from "./receipt-handle.js";
+import {
+  checkReason,
+  checkReceipt,
+  MAX_RECEIVE_COUNT,
+  MAX_WAIT_MS,
+  validateCount,
+  validateDuration,
+} from "./validation.js";
+
+/** The largest session state accepted, in bytes (Service Bus's limit for a standard namespace). */
+export const MAX_SESSION_STATE_BYTES = 256 * 1024;
+
+/**
+ * The {@link SessionClient} over a {@link SessionProvider}, with the same checks, retries and
+ * deadlines as the queue client that accepted it. Not shared: one holder per session.
+ */
+export class StandardSessionClient implements SessionClient {
+  readonly #session: SessionProvider;
+  readonly #invoker: Invoker;
+  readonly #metrics: ClientMetrics;
+  readonly #provider: Pick<QueueProvider, "providerType" | "capabilities">;
+  #closed = false;
+
+  constructor(
+    session: SessionProvider,
+    provider: Pick<QueueProvider, "providerType" | "capabilities">,
+    invoker: Invoker,
+    metrics: ClientMetrics,
+  ) {
+    this.#session = session;
+    this.#provider = provider;
+    this.#invoker = invoker;
+    this.#metrics = metrics;
+  }
+
+  get sessionId(): string {
+    return this.#session.sessionId;
+  }
+
+  get sessionExpiresAt(): Date {
+    return this.#session.sessionExpiresAt;
+  }
+
+  async receiveMessage(timeoutMs = 0, options?: WaitOptions): Promise<ReceivedMessage | null> {
+    const [message] = await this.receiveMessages(1, timeoutMs, options);
+    return message ?? null;
+  }
+
+  async receiveMessages(
+    maxMessages: number,
+    timeoutMs = 0,
+    options?: WaitOptions,
+  ): Promise<ReceivedMessage[]> {
+    this.#assertOpen();
+    validateCount("maxMessages", maxMessages, 1, MAX_RECEIVE_COUNT);
+    validateDuration("timeoutMs", timeoutMs, 0, MAX_WAIT_MS);
+    const received = await receiveInRuns(
+      maxMessages,
+      this.#provider.capabilities.maxBatchSize,
+      timeoutMs,
+      (max, wait) =>
+        this.#invoker.run(
+          "receiveMessages",
+          (context) => this.#session.receiveMessages(max, wait, context),
+          wait,
+          options?.signal,
+        ),
+    );
+    this.#metrics.received += received.length;
+    return received;
+  }
+
+  async completeMessage(receipt: ReceiptHandle | string): Promise<void> {
+    const handle = this.#receipt(receipt);
+    await this.#invoker.run("completeMessage", (context) => this.#session.completeMessage(handle, context));
+    this.#metrics.completed++;
+  }
+
+  async abandonMessage(receipt: ReceiptHandle | string): Promise<void> {
+    const handle = this.#receipt(receipt);
+    await this.#invoker.run("abandonMessage", (context) => this.#session.abandonMessage(handle, context));
+    this.#metrics.abandoned++;
+  }
+
+  async deadLetterMessage(
+    receipt: ReceiptHandle | string,
+    reason: string,
+    description?: string,
+  ): Promise<void> {
+    const handle = this.#receipt(receipt);
+    checkReason(reason, description);
+    await this.#invoker.run("deadLetterMessage", (context) =>
+      this.#session.deadLetterMessage(handle, reason, description, context),
+    );
+    this.#metrics.deadLettered++;
+  }
+
+  async renewSessionLock(): Promise<Date> {
+    this.#assertOpen();
+    const expiresAt = await this.#invoker.run("renewSessionLock", (context) =>
+      this.#session.renewSessionLock(context),
+    );
+    this.#metrics.renewed++;
+    return expiresAt;
+  }
+
+  async getSessionState(): Promise<Uint8Array | null> {
+    this.#assertOpen();
+    return this.#invoker.run("getSessionState", (context) => this.#session.getSessionState(context));
+  }
+
+  async setSessionState(state: Uint8Array | string | null): Promise<void> {
+    this.#assertOpen();
+    if (!this.#provider.capabilities.sessionState)
+      throw new QueueError("Unsupported", "this provider cannot store session state");
+    if (state !== null && typeof state !== "string" && !(state instanceof Uint8Array))
+      throw new QueueError("Validation", "session state must be bytes, a string or null");
+    const bytes = state === null ? null : bodyBytes(state);
+    if (bytes !== null && bytes.byteLength > MAX_SESSION_STATE_BYTES)
+      throw new QueueError(
+        "Validation",
+        `session state is ${bytes.byteLength} bytes; the limit is ${MAX_SESSION_STATE_BYTES} bytes`,
+      );
+    await this.#invoker.run("setSessionState", (context) => this.#session.setSessionState(bytes, context));
+  }
+
+  async closeSession(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#invoker.closed) return;
+    await this.#invoker.run("closeSession", (context) => this.#session.closeSession(context));
+  }
+
+  #assertOpen(): void {
+    this.#invoker.assertOpen();
+    if (this.#closed) throw new QueueError("ClientClosed", `session ${this.sessionId} has been closed`);
+  }
+
+  #receipt(receipt: ReceiptHandle | string): ReceiptHandle {
+    this.#assertOpen();
+    return checkReceipt(receipt, this.#provider.providerType);
+  }
+}

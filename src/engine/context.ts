@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import type { Clock } from "../core/clock.js";
+import { QueueError } from "../core/errors.js";
+import { type EngineDefaults, queueRecord } from "./queue-settings.js";
+import type { QueueRecord } from "./records.js";
+import type { QueueStore } from "./store.js";
+import type { Waiters } from "./waiters.js";
+
+/** What every engine operation works with. */
+export interface EngineContext {
+  readonly store: QueueStore;
+  readonly clock: Clock;
+  readonly defaults: EngineDefaults;
+  readonly waiters: Waiters;
+  /** Whether a queue is created on first use instead of failing with `QueueNotFound`. */
+  readonly createQueues: boolean;
+  /** A new lock token, unique across processes sharing a store. */
+  newToken(): string;
+}
+
+/** Lock tokens: a random prefix per engine and a counter, cheaper than a UUID per lock. */
+export function tokenSource(): () => string {
+  const prefix = randomBytes(9).toString("base64url");
+  let counter = 0;
+  return () => `${prefix}${(counter++).toString(36)}`;
+}
+
+/** The queue named, created with the defaults when the engine creates queues on first use. */
+export function requireQueue(context: EngineContext, name: string): QueueRecord {
+  const found = context.store.getQueue(name);
+  if (found !== undefined) return found;
+  if (!context.createQueues) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+  const created = queueRecord(name, {}, context.defaults, context.clock.now());
+  context.store.putQueue(created);
+  return created;
+}

@@ -1,0 +1,252 @@
+import { randomUUID } from "node:crypto";
+import { QueueError } from "../core/errors.js";
+import type { OutgoingMessage } from "../core/provider.js";
+import { type EngineContext, requireQueue } from "./context.js";
+import { DEAD_LETTER_REASONS, deadLetterOrFail, dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
+import { deliveriesExhausted, maintain, release, releaseGroupIfIdle } from "./maintenance.js";
+import type { MessageRecord, QueueRecord } from "./records.js";
+
+/** The outcome of one sent message: its id and sequence number, or why it was refused. */
+export type SendOutcome =
+  | { readonly ok: true; readonly messageId: string; readonly seq: number; readonly duplicate: boolean }
+  | { readonly ok: false; readonly error: QueueError };
+
+/** A message as the engine takes it: an outgoing message and protocol fields to carry along. */
+export type EngineMessage = OutgoingMessage & {
+  readonly properties?: Readonly<Record<string, string>> | undefined;
+};
+
+/** Stores messages in one step; each gets its outcome, in order. Repeats of a deduplication id answer the original. */
+export function send(
+  context: EngineContext,
+  queueName: string,
+  messages: readonly EngineMessage[],
+): SendOutcome[] {
+  const { store } = context;
+  return store.transaction(() => {
+    const queue = requireQueue(context, queueName);
+    const now = context.clock.now();
+    const outcomes: SendOutcome[] = [];
+    let seq = store.nextSequence(queue.name, messages.length);
+    for (const message of messages) {
+      if (queue.fifo && message.sessionId === undefined) {
+        outcomes.push({ ok: false, error: missingSession(queue) });
+        continue;
+      }
+      const deduplicationId = queue.deduplicationWindowMs > 0 ? message.deduplicationId : undefined;
+      if (deduplicationId !== undefined) {
+        const original = store.findDuplicate(queue.name, deduplicationId, now);
+        if (original !== undefined) {
+          outcomes.push({ ok: true, messageId: original.messageId, seq: original.seq, duplicate: true });
+          continue;
+        }
+      }
+      const record = newRecord(queue, message, seq++, now);
+      store.insertMessage(queue.name, record);
+      if (deduplicationId !== undefined)
+        store.putDuplicate(queue.name, deduplicationId, {
+          messageId: record.messageId,
+          seq: record.seq,
+          expiresAt: now + queue.deduplicationWindowMs,
+        });
+      outcomes.push({ ok: true, messageId: record.messageId, seq: record.seq, duplicate: false });
+    }
+    context.waiters.notify(queue.name);
+    return outcomes;
+  });
+}
+
+function missingSession(queue: QueueRecord): QueueError {
+  return new QueueError("Validation", `queue ${queue.name} is a FIFO queue: every message needs a sessionId`);
+}
+
+function newRecord(queue: QueueRecord, message: EngineMessage, seq: number, now: number): MessageRecord {
+  const delayMs = message.delayMs ?? queue.defaultDelayMs;
+  const timeToLiveMs = message.timeToLiveMs ?? queue.defaultTimeToLiveMs;
+  const visibleAt = now + delayMs;
+  return {
+    seq,
+    messageId: message.messageId ?? randomUUID(),
+    body: message.body,
+    attributes: message.attributes,
+    sessionId: message.sessionId,
+    correlationId: message.correlationId,
+    contentType: message.contentType,
+    properties: message.properties,
+    enqueuedAt: now,
+    expiresAt: timeToLiveMs === null ? null : visibleAt + timeToLiveMs,
+    state: delayMs > 0 ? "delayed" : "ready",
+    visibleAt,
+    lockToken: null,
+    deliveryCount: 0,
+    firstDeliveredAt: null,
+    deliveredAt: null,
+  };
+}
+
+/**
+ * Locks a ready message for a receiver until `lockedUntil`, unless its deliveries are used up or
+ * its time to live has ended (then it is dead-lettered or dropped and `false` is returned).
+ */
+export function lockForDelivery(
+  context: EngineContext,
+  queue: QueueRecord,
+  message: MessageRecord,
+  lockedUntil: number,
+  now: number,
+): boolean {
+  if (message.expiresAt !== null && message.expiresAt <= now) {
+    dropOrDeadLetter(context, queue, message, DEAD_LETTER_REASONS.expired);
+    return false;
+  }
+  if (deliveriesExhausted(queue, message)) {
+    if (moveToDeadLetter(context, queue, message, DEAD_LETTER_REASONS.maxDeliveryCount, undefined))
+      return false;
+  }
+  message.state = "locked";
+  message.lockToken = context.newToken();
+  message.visibleAt = lockedUntil;
+  message.deliveryCount++;
+  message.firstDeliveredAt ??= now;
+  message.deliveredAt = now;
+  context.store.updateMessage(queue.name, message);
+  return true;
+}
+
+/** One attempt to receive up to `max` messages from a queue; on a FIFO queue, whole groups at a time. */
+export function receive(context: EngineContext, queueName: string, max: number): MessageRecord[] {
+  const { store } = context;
+  return store.transaction(() => {
+    const queue = requireQueue(context, queueName);
+    const now = context.clock.now();
+    maintain(context, queue, now);
+    const lockedUntil = now + queue.lockDurationMs;
+    const received: MessageRecord[] = [];
+    for (let round = 0; round < 4 && received.length < max; round++) {
+      const before = received.length;
+      if (queue.fifo) receiveGroups(context, queue, max, lockedUntil, now, received);
+      else
+        for (const message of store.readyMessages(queue.name, max - received.length))
+          if (lockForDelivery(context, queue, message, lockedUntil, now)) received.push(message);
+      if (received.length === before) break;
+    }
+    return received;
+  });
+}
+
+// A FIFO queue delivers a group's messages in order and holds the group until they are settled.
+function receiveGroups(
+  context: EngineContext,
+  queue: QueueRecord,
+  max: number,
+  lockedUntil: number,
+  now: number,
+  received: MessageRecord[],
+): void {
+  const { store } = context;
+  for (const sessionId of store.availableGroups(queue.name, now, max - received.length)) {
+    let taken = 0;
+    for (const message of store.readyInGroup(queue.name, sessionId, max - received.length)) {
+      if (!lockForDelivery(context, queue, message, lockedUntil, now)) continue;
+      received.push(message);
+      taken++;
+    }
+    if (taken > 0) {
+      const group = store.getGroup(queue.name, sessionId);
+      store.putGroup(queue.name, {
+        sessionId,
+        lockKind: "messages",
+        lockToken: null,
+        lockedUntil: Math.max(lockedUntil, group?.lockedUntil ?? 0),
+        state: group?.state ?? null,
+      });
+    }
+    if (received.length >= max) break;
+  }
+}
+
+/** The message a receipt's lock refers to, failing with `InvalidReceipt` when that lock is gone. */
+function lockedMessage(
+  context: EngineContext,
+  queueName: string,
+  seq: number,
+  lockToken: string,
+  now: number,
+) {
+  const queue = context.store.getQueue(queueName);
+  if (queue === undefined) throw new QueueError("InvalidReceipt", `queue ${queueName} no longer exists`);
+  const message = context.store.getMessage(queueName, seq);
+  if (message === undefined || message.state !== "locked" || message.lockToken !== lockToken)
+    throw new QueueError(
+      "InvalidReceipt",
+      "this receipt's lock is gone: the message was settled or received again",
+    );
+  if (message.visibleAt <= now)
+    throw new QueueError("InvalidReceipt", "this receipt's lock has expired; the message is visible again");
+  return { queue, message };
+}
+
+/** A reference to a lock: the queue, the message's sequence number and the lock token. */
+export interface LockReference {
+  readonly queue: string;
+  readonly seq: number;
+  readonly lockToken: string;
+}
+
+/** Removes a locked message for good. */
+export function complete(context: EngineContext, lock: LockReference): void {
+  context.store.transaction(() => {
+    const now = context.clock.now();
+    const { queue, message } = lockedMessage(context, lock.queue, lock.seq, lock.lockToken, now);
+    context.store.deleteMessage(queue.name, message.seq);
+    releaseGroupIfIdle(context, queue, message.sessionId, now);
+  });
+}
+
+/** Releases a lock: the message is delivered again after `delayMs` (or dead-lettered when its deliveries are used up). */
+export function abandon(context: EngineContext, lock: LockReference, delayMs: number): void {
+  context.store.transaction(() => {
+    const now = context.clock.now();
+    const { queue, message } = lockedMessage(context, lock.queue, lock.seq, lock.lockToken, now);
+    release(context, queue, message, now + delayMs, now);
+  });
+}
+
+/** Moves a locked message to the dead-letter queue with a reason. */
+export function deadLetter(
+  context: EngineContext,
+  lock: LockReference,
+  reason: string,
+  description: string | undefined,
+): void {
+  context.store.transaction(() => {
+    const now = context.clock.now();
+    const { queue, message } = lockedMessage(context, lock.queue, lock.seq, lock.lockToken, now);
+    deadLetterOrFail(context, queue, message, reason, description);
+    releaseGroupIfIdle(context, queue, message.sessionId, now);
+  });
+}
+
+/** Extends a message lock by the queue's lock duration from now; resolves the new expiry. */
+export function renew(context: EngineContext, lock: LockReference): number {
+  return context.store.transaction(() => {
+    const now = context.clock.now();
+    const { queue, message } = lockedMessage(context, lock.queue, lock.seq, lock.lockToken, now);
+    const group =
+      queue.fifo && message.sessionId !== undefined
+        ? context.store.getGroup(queue.name, message.sessionId)
+        : undefined;
+    if (group?.lockKind === "session")
+      throw new QueueError(
+        "Unsupported",
+        "messages of an accepted session are locked by the session: renew the session lock",
+      );
+    message.visibleAt = now + queue.lockDurationMs;
+    context.store.updateMessage(queue.name, message);
+    if (group !== undefined && group.lockedUntil < message.visibleAt) {
+      group.lockedUntil = message.visibleAt;
+      context.store.putGroup(queue.name, group);
+    }
+    return message.visibleAt;
+  });
+}

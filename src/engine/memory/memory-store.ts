@@ -1,0 +1,342 @@
+import { QueueError } from "../../core/errors.js";
+import type {
+  DuplicateRecord,
+  GroupRecord,
+  MessageRecord,
+  MessageState,
+  QueueRecord,
+  StateCounts,
+} from "../records.js";
+import type { QueueStore } from "../store.js";
+import { OrderedQueue, type Verdict } from "./ordered-queue.js";
+
+// A stored message and the version of its last write: index entries of older versions are stale.
+interface Slot {
+  record: MessageRecord;
+  version: number;
+  state: MessageState;
+  readonly group: Group | undefined;
+}
+
+interface MessageEntry {
+  readonly key: number;
+  readonly tie: number;
+  readonly slot: Slot;
+  readonly version: number;
+}
+
+interface Group {
+  readonly sessionId: string;
+  record: GroupRecord | undefined;
+  readonly ready: OrderedQueue<MessageEntry>;
+  readonly locked: Set<Slot>;
+  messages: number;
+  /** The head for which an availability entry was last queued. */
+  announcedHead: number;
+}
+
+interface GroupEntry {
+  readonly key: number;
+  readonly tie: number;
+  readonly group: Group;
+}
+
+interface DuplicateEntry {
+  readonly key: number;
+  readonly tie: number;
+  readonly id: string;
+}
+
+class MemoryQueue {
+  record: QueueRecord;
+  nextSeq = 1;
+  readonly messages = new Map<number, Slot>();
+  readonly ready = new OrderedQueue<MessageEntry>();
+  readonly waiting = new OrderedQueue<MessageEntry>();
+  readonly expiring = new OrderedQueue<MessageEntry>();
+  readonly counts: StateCounts = { ready: 0, delayed: 0, locked: 0 };
+  readonly groups = new Map<string, Group>();
+  readonly available = new OrderedQueue<GroupEntry>();
+  readonly groupLocks = new OrderedQueue<GroupEntry>();
+  readonly duplicates = new Map<string, DuplicateRecord>();
+  readonly duplicateOrder = new OrderedQueue<DuplicateEntry>();
+  duplicateTie = 0;
+
+  constructor(record: QueueRecord) {
+    this.record = record;
+  }
+}
+
+const current = (entry: MessageEntry): boolean => entry.slot.version === entry.version;
+const takeCurrent = (entry: MessageEntry): Verdict => (current(entry) ? "take" : "drop");
+
+/** The engine's storage in process memory: maps for records, ordered queues for every index. */
+export class MemoryStore implements QueueStore {
+  readonly #queues = new Map<string, MemoryQueue>();
+  #closed = false;
+
+  transaction<T>(fn: () => T): T {
+    if (this.#closed) throw new QueueError("ClientClosed", "the memory store has been closed");
+    return fn();
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#queues.clear();
+  }
+
+  getQueue(name: string): QueueRecord | undefined {
+    return this.#queues.get(name)?.record;
+  }
+
+  listQueues(): QueueRecord[] {
+    return [...this.#queues.values()].map((queue) => queue.record).sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  putQueue(record: QueueRecord): void {
+    const existing = this.#queues.get(record.name);
+    if (existing) existing.record = record;
+    else this.#queues.set(record.name, new MemoryQueue(record));
+  }
+
+  deleteQueue(name: string): void {
+    this.#queues.delete(name);
+  }
+
+  nextSequence(queue: string, count: number): number {
+    const q = this.#queue(queue);
+    const first = q.nextSeq;
+    q.nextSeq += count;
+    return first;
+  }
+
+  insertMessage(queue: string, message: MessageRecord): void {
+    const q = this.#queue(queue);
+    const group =
+      q.record.fifo && message.sessionId !== undefined ? this.#group(q, message.sessionId) : undefined;
+    const slot: Slot = { record: message, version: 0, state: message.state, group };
+    q.messages.set(message.seq, slot);
+    q.counts[message.state]++;
+    if (group) group.messages++;
+    this.#index(q, slot);
+  }
+
+  getMessage(queue: string, seq: number): MessageRecord | undefined {
+    return this.#queues.get(queue)?.messages.get(seq)?.record;
+  }
+
+  updateMessage(queue: string, message: MessageRecord): void {
+    const q = this.#queue(queue);
+    const slot = q.messages.get(message.seq);
+    if (slot === undefined)
+      throw new QueueError("MessageNotFound", `message ${message.seq} is not in ${queue}`);
+    q.counts[slot.state]--;
+    q.counts[message.state]++;
+    const wasReady = slot.state === "ready";
+    slot.record = message;
+    slot.state = message.state;
+    slot.version++;
+    this.#index(q, slot);
+    if (slot.group && wasReady && message.state !== "ready") this.#announceHead(q, slot.group);
+  }
+
+  deleteMessage(queue: string, seq: number): void {
+    const q = this.#queue(queue);
+    const slot = q.messages.get(seq);
+    if (slot === undefined) return;
+    q.messages.delete(seq);
+    q.counts[slot.state]--;
+    slot.version = -1;
+    const group = slot.group;
+    if (group) {
+      group.locked.delete(slot);
+      group.messages--;
+      if (slot.state === "ready") this.#announceHead(q, group);
+      this.#forgetIfIdle(q, group);
+    }
+  }
+
+  purgeMessages(queue: string): number {
+    const q = this.#queue(queue);
+    const count = q.messages.size;
+    for (const slot of q.messages.values()) slot.version = -1;
+    q.messages.clear();
+    q.ready.clear();
+    q.waiting.clear();
+    q.expiring.clear();
+    q.counts.ready = q.counts.delayed = q.counts.locked = 0;
+    for (const group of [...q.groups.values()]) {
+      group.ready.clear();
+      group.locked.clear();
+      group.messages = 0;
+      this.#forgetIfIdle(q, group);
+    }
+    return count;
+  }
+
+  readyMessages(queue: string, limit: number): MessageRecord[] {
+    const q = this.#queues.get(queue);
+    if (q === undefined) return [];
+    return q.ready.take(limit, takeCurrent).map((entry) => entry.slot.record);
+  }
+
+  readyInGroup(queue: string, sessionId: string, limit: number): MessageRecord[] {
+    const group = this.#queues.get(queue)?.groups.get(sessionId);
+    if (group === undefined) return [];
+    return group.ready.take(limit, takeCurrent).map((entry) => entry.slot.record);
+  }
+
+  lockedInGroup(queue: string, sessionId: string): MessageRecord[] {
+    const group = this.#queues.get(queue)?.groups.get(sessionId);
+    if (group === undefined) return [];
+    return [...group.locked].map((slot) => slot.record).sort((a, b) => a.seq - b.seq);
+  }
+
+  availableGroups(queue: string, now: number, limit: number): string[] {
+    const q = this.#queues.get(queue);
+    if (q === undefined) return [];
+    const seen = new Set<Group>();
+    return q.available
+      .take(limit, (entry) => {
+        const group = entry.group;
+        if (seen.has(group) || q.groups.get(group.sessionId) !== group) return "drop";
+        if (this.#head(group)?.key !== entry.key) return "drop";
+        seen.add(group);
+        return (group.record?.lockedUntil ?? 0) > now ? "keep" : "take";
+      })
+      .map((entry) => entry.group.sessionId);
+  }
+
+  dueMessages(queue: string, now: number, limit: number): MessageRecord[] {
+    const q = this.#queues.get(queue);
+    if (q === undefined) return [];
+    return q.waiting
+      .take(limit, (entry) => (!current(entry) ? "drop" : entry.key > now ? "stop" : "take"))
+      .map((entry) => entry.slot.record);
+  }
+
+  expiredMessages(queue: string, now: number, limit: number): MessageRecord[] {
+    const q = this.#queues.get(queue);
+    if (q === undefined) return [];
+    return q.expiring
+      .take(limit, (entry) => (!current(entry) ? "drop" : entry.key > now ? "stop" : "take"))
+      .map((entry) => entry.slot.record);
+  }
+
+  nextWakeAt(queue: string, now: number): number | undefined {
+    const q = this.#queues.get(queue);
+    if (q === undefined) return undefined;
+    const due = q.waiting.first(current)?.key;
+    const unlock = q.groupLocks.first(
+      (entry) => entry.key > now && entry.group.record?.lockedUntil === entry.key,
+    )?.key;
+    if (due === undefined) return unlock;
+    return unlock === undefined ? due : Math.min(due, unlock);
+  }
+
+  countMessages(queue: string): StateCounts {
+    const q = this.#queues.get(queue);
+    return q === undefined ? { ready: 0, delayed: 0, locked: 0 } : { ...q.counts };
+  }
+
+  getGroup(queue: string, sessionId: string): GroupRecord | undefined {
+    return this.#queues.get(queue)?.groups.get(sessionId)?.record;
+  }
+
+  putGroup(queue: string, record: GroupRecord): void {
+    const q = this.#queue(queue);
+    const group = this.#group(q, record.sessionId);
+    group.record = record;
+    if (record.lockedUntil > 0) q.groupLocks.push({ key: record.lockedUntil, tie: 0, group });
+  }
+
+  deleteGroup(queue: string, sessionId: string): void {
+    const q = this.#queue(queue);
+    const group = q.groups.get(sessionId);
+    if (group === undefined) return;
+    group.record = undefined;
+    this.#forgetIfIdle(q, group);
+  }
+
+  findDuplicate(queue: string, deduplicationId: string, now: number): DuplicateRecord | undefined {
+    const q = this.#queues.get(queue);
+    if (q === undefined) return undefined;
+    this.#pruneDuplicates(q, now);
+    const found = q.duplicates.get(deduplicationId);
+    return found !== undefined && found.expiresAt > now ? found : undefined;
+  }
+
+  putDuplicate(queue: string, deduplicationId: string, record: DuplicateRecord): void {
+    const q = this.#queue(queue);
+    q.duplicates.set(deduplicationId, record);
+    q.duplicateOrder.push({ key: record.expiresAt, tie: q.duplicateTie++, id: deduplicationId });
+  }
+
+  #queue(name: string): MemoryQueue {
+    const q = this.#queues.get(name);
+    if (q === undefined) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+    return q;
+  }
+
+  #group(q: MemoryQueue, sessionId: string): Group {
+    let group = q.groups.get(sessionId);
+    if (group === undefined) {
+      group = {
+        sessionId,
+        record: undefined,
+        ready: new OrderedQueue(),
+        locked: new Set(),
+        messages: 0,
+        announcedHead: 0,
+      };
+      q.groups.set(sessionId, group);
+    }
+    return group;
+  }
+
+  // Files a message under the indexes of its current state.
+  #index(q: MemoryQueue, slot: Slot): void {
+    const record = slot.record;
+    const group = slot.group;
+    if (group) {
+      if (record.state === "locked") group.locked.add(slot);
+      else group.locked.delete(slot);
+    }
+    if (record.state === "ready") {
+      const entry: MessageEntry = { key: record.seq, tie: 0, slot, version: slot.version };
+      if (group) {
+        group.ready.push(entry);
+        this.#announceHead(q, group);
+      } else q.ready.push(entry);
+    } else {
+      q.waiting.push({ key: record.visibleAt, tie: record.seq, slot, version: slot.version });
+    }
+    if (record.expiresAt !== null && record.state !== "locked")
+      q.expiring.push({ key: record.expiresAt, tie: record.seq, slot, version: slot.version });
+  }
+
+  #head(group: Group): MessageEntry | undefined {
+    return group.ready.first(current);
+  }
+
+  // Queues an availability entry for the group's oldest ready message when it changed.
+  #announceHead(q: MemoryQueue, group: Group): void {
+    const head = this.#head(group);
+    if (head === undefined || head.key === group.announcedHead) return;
+    group.announcedHead = head.key;
+    q.available.push({ key: head.key, tie: 0, group });
+  }
+
+  #forgetIfIdle(q: MemoryQueue, group: Group): void {
+    if (group.messages === 0 && group.record === undefined) q.groups.delete(group.sessionId);
+  }
+
+  #pruneDuplicates(q: MemoryQueue, now: number): void {
+    for (;;) {
+      const oldest = q.duplicateOrder.peek();
+      if (oldest === undefined || oldest.key > now) return;
+      q.duplicateOrder.pop();
+      if (q.duplicates.get(oldest.id)?.expiresAt === oldest.key) q.duplicates.delete(oldest.id);
+    }
+  }
+}

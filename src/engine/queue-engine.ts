@@ -1,0 +1,270 @@
+import type { QueueInfo, QueueOptions, QueueStats } from "../core/admin.js";
+import { type Clock, systemClock } from "../core/clock.js";
+import { QueueError } from "../core/errors.js";
+import { type EngineContext, requireQueue, tokenSource } from "./context.js";
+import { type RedriveOptions, redrive } from "./dead-letters.js";
+import {
+  abandon,
+  complete,
+  deadLetter,
+  type EngineMessage,
+  type LockReference,
+  receive,
+  renew,
+  type SendOutcome,
+  send,
+} from "./delivery.js";
+import { maintain } from "./maintenance.js";
+import { type EngineDefaults, queueInfo, queueRecord, resolveEngineDefaults } from "./queue-settings.js";
+import type { MessageRecord, QueueRecord } from "./records.js";
+import {
+  acceptSession,
+  closeSession,
+  getSessionState,
+  receiveFromSession,
+  renewSession,
+  type SessionLock,
+  setSessionState,
+} from "./sessions.js";
+import type { QueueStore } from "./store.js";
+import { Waiters } from "./waiters.js";
+
+/** How an engine behaves; every field has a default. */
+export interface EngineOptions extends Partial<EngineDefaults> {
+  clock?: Clock;
+  /** Create a queue on first use instead of failing with `QueueNotFound` (default true). */
+  createQueues?: boolean;
+  /**
+   * How often a waiting receive looks for changes made by other processes sharing the store;
+   * unset for stores no other process can write.
+   */
+  pollIntervalMs?: number;
+}
+
+/**
+ * The queue model, written once over a {@link QueueStore}: standard and FIFO queues, locks and
+ * delivery counts, dead letters and redrive, delays, time to live, deduplication, sessions and
+ * their state. Every operation is one store transaction; waiting receives are woken by the
+ * operation that feeds them.
+ */
+export class QueueEngine {
+  readonly #context: EngineContext;
+  readonly #pollIntervalMs: number | undefined;
+
+  constructor(store: QueueStore, options: EngineOptions = {}) {
+    const clock = options.clock ?? systemClock;
+    this.#context = {
+      store,
+      clock,
+      defaults: resolveEngineDefaults(options),
+      waiters: new Waiters(clock),
+      createQueues: options.createQueues ?? true,
+      newToken: tokenSource(),
+    };
+    this.#pollIntervalMs = options.pollIntervalMs;
+  }
+
+  /** The clock the engine keeps time by. */
+  get clock(): Clock {
+    return this.#context.clock;
+  }
+
+  /** The defaults queues are created with. */
+  get defaults(): EngineDefaults {
+    return this.#context.defaults;
+  }
+
+  /** Stores messages; one outcome per message, in order. */
+  send(queue: string, messages: readonly EngineMessage[]): SendOutcome[] {
+    return send(this.#context, queue, messages);
+  }
+
+  /** Receives up to `max` messages, waiting up to `waitMs` for the first. */
+  receive(queue: string, max: number, waitMs = 0, signal?: AbortSignal): Promise<MessageRecord[]> {
+    return this.#untilSome(queue, waitMs, signal, () => receive(this.#context, queue, max));
+  }
+
+  /** Removes a locked message for good. */
+  complete(lock: LockReference): void {
+    complete(this.#context, lock);
+  }
+
+  /** Releases a lock; the message is delivered again after `delayMs`. */
+  abandon(lock: LockReference, delayMs = 0): void {
+    abandon(this.#context, lock, delayMs);
+  }
+
+  /** Moves a locked message to the dead-letter queue. */
+  deadLetter(lock: LockReference, reason: string, description?: string): void {
+    deadLetter(this.#context, lock, reason, description);
+  }
+
+  /** Extends a message lock from now; returns the new expiry. */
+  renew(lock: LockReference): number {
+    return renew(this.#context, lock);
+  }
+
+  /** Locks a session (the one named, or the next available within `waitMs`); `NoSessionAvailable` when none came. */
+  async acceptSession(
+    queue: string,
+    sessionId: string | undefined,
+    waitMs = 0,
+    signal?: AbortSignal,
+  ): Promise<SessionLock> {
+    const lock = await this.#until(queue, sessionId === undefined ? waitMs : 0, signal, () =>
+      acceptSession(this.#context, queue, sessionId),
+    );
+    if (lock === undefined)
+      throw new QueueError("NoSessionAvailable", `no session of ${queue} with messages is free to accept`);
+    return lock;
+  }
+
+  /** Receives up to `max` messages of a held session in order, waiting up to `waitMs`. */
+  receiveFromSession(
+    lock: SessionLock,
+    max: number,
+    waitMs = 0,
+    signal?: AbortSignal,
+  ): Promise<MessageRecord[]> {
+    return this.#untilSome(lock.queue, waitMs, signal, () => receiveFromSession(this.#context, lock, max));
+  }
+
+  /** Extends a session lock from now; returns the new expiry. */
+  renewSession(lock: SessionLock): number {
+    return renewSession(this.#context, lock);
+  }
+
+  /** Releases a session lock. */
+  closeSession(lock: SessionLock): void {
+    closeSession(this.#context, lock);
+  }
+
+  /** The state of a held session. */
+  getSessionState(lock: SessionLock): Uint8Array | null {
+    return getSessionState(this.#context, lock);
+  }
+
+  /** Stores the state of a held session. */
+  setSessionState(lock: SessionLock, state: Uint8Array | null): void {
+    setSessionState(this.#context, lock, state);
+  }
+
+  /** Creates a queue; `QueueAlreadyExists` when one has that name. */
+  createQueue(name: string, options: QueueOptions & { properties?: Record<string, string> } = {}): QueueInfo {
+    const record = queueRecord(name, options, this.#context.defaults, this.#context.clock.now());
+    return this.#context.store.transaction(() => {
+      if (this.#context.store.getQueue(name) !== undefined)
+        throw new QueueError("QueueAlreadyExists", `queue ${name} already exists`);
+      this.#context.store.putQueue(record);
+      return queueInfo(record);
+    });
+  }
+
+  /** Replaces a queue's settings (its messages stay). */
+  updateQueue(record: QueueRecord): void {
+    this.#context.store.transaction(() => {
+      this.#queue(record.name);
+      this.#context.store.putQueue(record);
+    });
+    this.#context.waiters.notify(record.name);
+  }
+
+  /** Deletes a queue and its messages. */
+  deleteQueue(name: string): void {
+    this.#context.store.transaction(() => {
+      this.#queue(name);
+      this.#context.store.deleteQueue(name);
+    });
+    this.#context.waiters.notify(name);
+  }
+
+  /** The stored record of a queue, or `undefined`. */
+  getQueueRecord(name: string): QueueRecord | undefined {
+    return this.#context.store.transaction(() => this.#context.store.getQueue(name));
+  }
+
+  /** Every queue, sorted by name. */
+  listQueues(): QueueRecord[] {
+    return this.#context.store.transaction(() => this.#context.store.listQueues());
+  }
+
+  /** Counts of a queue's messages by state, after applying what time has done. */
+  stats(name: string): QueueStats {
+    const { store } = this.#context;
+    return store.transaction(() => {
+      const queue = requireQueue(this.#context, name);
+      const now = this.#context.clock.now();
+      maintain(this.#context, queue, now);
+      const counts = store.countMessages(name);
+      let deadLettered = 0;
+      if (queue.deadLetterQueue !== null && store.getQueue(queue.deadLetterQueue) !== undefined) {
+        const dead = store.countMessages(queue.deadLetterQueue);
+        deadLettered = dead.ready + dead.delayed + dead.locked;
+      }
+      return { active: counts.ready, inFlight: counts.locked, delayed: counts.delayed, deadLettered };
+    });
+  }
+
+  /** Removes every message of a queue; returns how many. */
+  purge(name: string): number {
+    return this.#context.store.transaction(() => {
+      this.#queue(name);
+      return this.#context.store.purgeMessages(name);
+    });
+  }
+
+  /** Moves dead letters back to their source queue or to `options.target`; returns how many. */
+  redrive(deadLetterQueue: string, options?: RedriveOptions): number {
+    return redrive(this.#context, deadLetterQueue, options);
+  }
+
+  /** Wakes every waiting receive (they then find nothing and end) and closes the store. */
+  close(): void {
+    this.#context.waiters.notifyAll();
+    this.#context.store.close();
+  }
+
+  /** Wakes every waiting receive, for example after another process changed the store. */
+  wakeAll(): void {
+    this.#context.waiters.notifyAll();
+  }
+
+  #queue(name: string): QueueRecord {
+    const queue = this.#context.store.getQueue(name);
+    if (queue === undefined) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+    return queue;
+  }
+
+  #untilSome<T>(
+    queue: string,
+    waitMs: number,
+    signal: AbortSignal | undefined,
+    attempt: () => T[],
+  ): Promise<T[]> {
+    return this.#until(queue, waitMs, signal, () => {
+      const got = attempt();
+      return got.length > 0 ? got : undefined;
+    }).then((got) => got ?? []);
+  }
+
+  // Tries at once, then again each time the queue changes or something on it falls due, until the wait ends.
+  async #until<T>(
+    queue: string,
+    waitMs: number,
+    signal: AbortSignal | undefined,
+    attempt: () => T | undefined,
+  ): Promise<T | undefined> {
+    const { clock, store, waiters } = this.#context;
+    const deadline = clock.now() + waitMs;
+    for (;;) {
+      const got = attempt();
+      if (got !== undefined) return got;
+      const now = clock.now();
+      if (now >= deadline) return undefined;
+      let wakeAt = Math.min(deadline, store.transaction(() => store.nextWakeAt(queue, now)) ?? deadline);
+      if (this.#pollIntervalMs !== undefined) wakeAt = Math.min(wakeAt, now + this.#pollIntervalMs);
+      await waiters.wait(queue, Math.max(wakeAt, now + 1), signal);
+      if (signal?.aborted) return undefined;
+    }
+  }
+}

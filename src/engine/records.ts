@@ -1,0 +1,74 @@
+/** Where a message stands: ready to be received, waiting for its delay to end, or locked by a receiver. */
+export const MESSAGE_STATES = ["ready", "delayed", "locked"] as const;
+
+/** The state of a stored message. */
+export type MessageState = (typeof MESSAGE_STATES)[number];
+
+/** A queue as the engine stores it. Durations in ms; `null` means "never". */
+export interface QueueRecord {
+  readonly name: string;
+  /** Messages carry a session id and are delivered in order per session (message group). */
+  readonly fifo: boolean;
+  readonly lockDurationMs: number;
+  readonly maxDeliveryCount: number | null;
+  readonly deadLetterQueue: string | null;
+  readonly defaultTimeToLiveMs: number | null;
+  readonly deadLetterOnExpiration: boolean;
+  readonly deduplicationWindowMs: number;
+  readonly defaultDelayMs: number;
+  readonly createdAt: number;
+  /** Settings a protocol server keeps with the queue and the engine does not read (tags, policies). */
+  readonly properties: Readonly<Record<string, string>>;
+}
+
+/** A message as the engine stores it; instants in ms since the epoch. */
+export interface MessageRecord {
+  /** Increasing per queue; also the delivery order. */
+  readonly seq: number;
+  readonly messageId: string;
+  readonly body: Uint8Array;
+  readonly attributes: Readonly<Record<string, string>> | undefined;
+  readonly sessionId: string | undefined;
+  readonly correlationId: string | undefined;
+  readonly contentType: string | undefined;
+  /** Fields a protocol server carries with the message and the engine does not read. */
+  readonly properties: Readonly<Record<string, string>> | undefined;
+  readonly enqueuedAt: number;
+  /** When the message's time to live ends, or `null`. */
+  readonly expiresAt: number | null;
+  state: MessageState;
+  /** For `delayed`: when it becomes ready. For `locked`: when the lock ends. */
+  visibleAt: number;
+  /** The current lock, or `null` when not locked. */
+  lockToken: string | null;
+  deliveryCount: number;
+  firstDeliveredAt: number | null;
+  deliveredAt: number | null;
+}
+
+/** Why a group (session) is locked: by an accepted session, or by messages a plain receive took. */
+export type GroupLockKind = "session" | "messages";
+
+/** A session (message group) of a FIFO queue: its lock and its state. */
+export interface GroupRecord {
+  readonly sessionId: string;
+  lockKind: GroupLockKind | null;
+  lockToken: string | null;
+  /** When the lock ends; 0 when unlocked. */
+  lockedUntil: number;
+  state: Uint8Array | null;
+}
+
+/** A remembered deduplication id: repeats within the window return the original message. */
+export interface DuplicateRecord {
+  readonly messageId: string;
+  readonly seq: number;
+  readonly expiresAt: number;
+}
+
+/** Counts of a queue's messages by stored state. */
+export interface StateCounts {
+  ready: number;
+  delayed: number;
+  locked: number;
+}

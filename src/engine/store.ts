@@ -1,0 +1,65 @@
+import type { DuplicateRecord, GroupRecord, MessageRecord, QueueRecord, StateCounts } from "./records.js";
+
+/**
+ * The storage behind the queue engine. The engine decides every state change; a store keeps
+ * records and answers the indexed questions the engine asks, each at a cost that does not grow
+ * with the number of messages queued. Calls are synchronous: a store is in memory or an
+ * embedded database, and a transaction must not interleave with another caller's.
+ */
+export interface QueueStore {
+  /** Runs `fn` as one atomic step: all its writes happen or none do, and no other writer runs meanwhile. Nested calls join the outer one. */
+  transaction<T>(fn: () => T): T;
+  /** Releases the store; later calls fail. */
+  close(): void;
+
+  /** A queue, or `undefined` when none has that name. */
+  getQueue(name: string): QueueRecord | undefined;
+  /** Every queue, sorted by name. */
+  listQueues(): QueueRecord[];
+  /** Adds a queue or replaces its settings. */
+  putQueue(queue: QueueRecord): void;
+  /** Removes a queue with its messages, groups and deduplication records. */
+  deleteQueue(name: string): void;
+
+  /** Reserves `count` sequence numbers of a queue; returns the first. */
+  nextSequence(queue: string, count: number): number;
+  /** Stores a new message. */
+  insertMessage(queue: string, message: MessageRecord): void;
+  /** A message by its sequence number. */
+  getMessage(queue: string, seq: number): MessageRecord | undefined;
+  /** Stores the new state, lock and delivery fields of a message already stored. */
+  updateMessage(queue: string, message: MessageRecord): void;
+  /** Removes a message. */
+  deleteMessage(queue: string, seq: number): void;
+  /** Removes every message of a queue; returns how many. */
+  purgeMessages(queue: string): number;
+
+  /** Up to `limit` ready messages of a standard queue, lowest sequence first. */
+  readyMessages(queue: string, limit: number): MessageRecord[];
+  /** Up to `limit` ready messages of one group, lowest sequence first. */
+  readyInGroup(queue: string, sessionId: string, limit: number): MessageRecord[];
+  /** The locked messages of one group. */
+  lockedInGroup(queue: string, sessionId: string): MessageRecord[];
+  /** Up to `limit` groups with ready messages whose lock is free at `now`, the one with the oldest ready message first. */
+  availableGroups(queue: string, now: number, limit: number): string[];
+  /** Up to `limit` delayed or locked messages whose `visibleAt` has come, earliest first. */
+  dueMessages(queue: string, now: number, limit: number): MessageRecord[];
+  /** Up to `limit` ready or delayed messages whose time to live has ended. */
+  expiredMessages(queue: string, now: number, limit: number): MessageRecord[];
+  /** The earliest future moment something changes by itself: a delay or lock ends, or a group lock over ready messages ends. */
+  nextWakeAt(queue: string, now: number): number | undefined;
+  /** Counts by stored state (locks that ended but were not yet released still count as locked). */
+  countMessages(queue: string): StateCounts;
+
+  /** A group of a FIFO queue. */
+  getGroup(queue: string, sessionId: string): GroupRecord | undefined;
+  /** Adds or replaces a group. */
+  putGroup(queue: string, group: GroupRecord): void;
+  /** Removes a group record (its messages stay). */
+  deleteGroup(queue: string, sessionId: string): void;
+
+  /** The message a deduplication id was first sent as, while its window lasts. */
+  findDuplicate(queue: string, deduplicationId: string, now: number): DuplicateRecord | undefined;
+  /** Remembers a deduplication id until `record.expiresAt`. */
+  putDuplicate(queue: string, deduplicationId: string, record: DuplicateRecord): void;
+}

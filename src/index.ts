@@ -1,0 +1,32 @@
+export type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "./core/admin.js";
+export type { Capabilities, ProviderType, SessionSupport } from "./core/capabilities.js";
+export { PROVIDER_TYPES } from "./core/capabilities.js";
+export type { Clock, TimerHandle } from "./core/clock.js";
+export { sleep, systemClock, VirtualClock } from "./core/clock.js";
+export type {
+  AwsCredentials,
+  CustomProviderConfig,
+  EngineProviderOptions,
+  MemoryProviderConfig,
+  ProviderConfig,
+  QueueConfig,
+  ServiceBusProviderConfig,
+  SqliteProviderConfig,
+  SqsProviderConfig,
+} from "./core/config.js";
+export { parseQueueUrl } from "./core/config.js";
+export type { BatchEntryResult, QueueErrorCode, QueueErrorOptions } from "./core/errors.js";
+export { QUEUE_ERROR_CODES, QueueError } from "./core/errors.js";
+export type { ProviderFactory } from "./core/factory.js";
+export { createClient, QueueClientFactory } from "./core/factory.js";
+export type { Message, MessageBody, MessageInput, ReceivedMessage } from "./core/message.js";
+export type { OperationContext, OutgoingMessage, QueueProvider, SessionProvider } from "./core/provider.js";
+export type { ClientMetrics, QueueClient, SessionClient, WaitOptions } from "./core/queue-client.js";
+export { ReceiptHandle } from "./core/receipt-handle.js";
+export type { RetryListener, RetryPolicy } from "./core/retry.js";
+export { backoffDelay, DEFAULT_RETRY_POLICY } from "./core/retry.js";
+export type { StandardClientOptions } from "./core/standard-queue-client.js";
+export { StandardQueueClient } from "./core/standard-queue-client.js";
+export { StandardSessionClient } from "./core/standard-session-client.js";
+export { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "./engine/dead-letters.js";
+export { deadLetterQueueName } from "./engine/queue-settings.js";

@@ -1,0 +1,272 @@
+import type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
+import type { Capabilities, ProviderType } from "../../core/capabilities.js";
+import { type BatchEntryResult, QueueError } from "../../core/errors.js";
+import { Delivery, type ReceivedMessage } from "../../core/message.js";
+import type {
+  OperationContext,
+  OutgoingMessage,
+  QueueProvider,
+  SessionProvider,
+} from "../../core/provider.js";
+import { ReceiptHandle } from "../../core/receipt-handle.js";
+import type { LockReference } from "../../engine/delivery.js";
+import type { QueueEngine } from "../../engine/queue-engine.js";
+import { deadLetterQueueName, queueInfo } from "../../engine/queue-settings.js";
+import type { MessageRecord } from "../../engine/records.js";
+import type { SessionLock } from "../../engine/sessions.js";
+
+const CENTURY_MS = 100 * 365 * 24 * 3_600_000;
+
+/** What the engine-backed providers can do: everything, natively. */
+export function engineCapabilities(maxMessageBytes: number, maxBatchSize: number): Capabilities {
+  return Object.freeze({
+    sessions: "native",
+    batching: true,
+    maxBatchSize,
+    maxMessageBytes,
+    deadLetter: "native",
+    delayedDelivery: true,
+    maxDelayMs: CENTURY_MS,
+    sessionState: true,
+    lockRenewal: true,
+    ordering: "fifo",
+    timeToLive: true,
+    redrive: true,
+  });
+}
+
+/** A received message from the engine's record of it, holding a receipt for its lock. */
+export function toDelivery(
+  providerType: ProviderType,
+  queue: string,
+  record: MessageRecord,
+): ReceivedMessage {
+  return new Delivery({
+    messageId: record.messageId,
+    body: Uint8Array.prototype.slice.call(record.body),
+    attributes: record.attributes === undefined ? {} : { ...record.attributes },
+    sessionId: record.sessionId,
+    correlationId: record.correlationId,
+    contentType: record.contentType,
+    deliveryCount: record.deliveryCount,
+    enqueuedAtMs: record.enqueuedAt,
+    firstDeliveredAtMs: record.firstDeliveredAt ?? record.enqueuedAt,
+    deliveredAtMs: record.deliveredAt ?? record.enqueuedAt,
+    lockedUntilMs: record.visibleAt,
+    sequenceNumber: String(record.seq),
+    receiptHandle: new ReceiptHandle(
+      providerType,
+      queue,
+      `${record.seq}.${record.lockToken}`,
+      record.visibleAt,
+    ),
+  });
+}
+
+/** The engine lock a receipt refers to; `InvalidReceipt` when the receipt was not issued by an engine. */
+export function lockOf(receipt: ReceiptHandle): LockReference {
+  const dot = receipt.token.indexOf(".");
+  const seq = dot > 0 ? Number(receipt.token.slice(0, dot)) : Number.NaN;
+  const lockToken = receipt.token.slice(dot + 1);
+  if (!Number.isSafeInteger(seq) || seq < 1 || lockToken === "")
+    throw new QueueError("InvalidReceipt", "this receipt handle does not refer to a message lock");
+  return { queue: receipt.queue, seq, lockToken };
+}
+
+/**
+ * The {@link QueueProvider} over a {@link QueueEngine}: the memory and SQLite providers are this,
+ * with different stores. Engine calls are synchronous; waits are the engine's own.
+ */
+export class EngineProvider implements QueueProvider {
+  readonly providerType: ProviderType;
+  readonly capabilities: Capabilities;
+  readonly admin: QueueAdmin;
+  readonly engine: QueueEngine;
+  readonly #release: () => void;
+
+  /** `release` runs once, on close (for example to close the store when its last user leaves). */
+  constructor(
+    engine: QueueEngine,
+    providerType: ProviderType,
+    capabilities: Capabilities,
+    release: () => void,
+  ) {
+    this.engine = engine;
+    this.providerType = providerType;
+    this.capabilities = capabilities;
+    this.admin = new EngineAdmin(engine);
+    this.#release = release;
+  }
+
+  async sendMessages(
+    queue: string,
+    messages: readonly OutgoingMessage[],
+    _context: OperationContext,
+  ): Promise<BatchEntryResult[]> {
+    return this.engine
+      .send(queue, messages)
+      .map((outcome) => (outcome.ok ? { ok: true, messageId: outcome.messageId } : outcome));
+  }
+
+  async receiveMessages(
+    queue: string,
+    maxMessages: number,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<ReceivedMessage[]> {
+    const records = await this.engine.receive(queue, maxMessages, waitMs, context.signal);
+    return records.map((record) => toDelivery(this.providerType, queue, record));
+  }
+
+  async completeMessage(receipt: ReceiptHandle): Promise<void> {
+    this.engine.complete(lockOf(receipt));
+  }
+
+  async abandonMessage(receipt: ReceiptHandle, delayMs: number): Promise<void> {
+    this.engine.abandon(lockOf(receipt), delayMs);
+  }
+
+  async deadLetterMessage(
+    receipt: ReceiptHandle,
+    reason: string,
+    description: string | undefined,
+  ): Promise<void> {
+    this.engine.deadLetter(lockOf(receipt), reason, description);
+  }
+
+  async renewMessageLock(receipt: ReceiptHandle): Promise<Date> {
+    return new Date(this.engine.renew(lockOf(receipt)));
+  }
+
+  async acceptSession(
+    queue: string,
+    sessionId: string | undefined,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<SessionProvider> {
+    const lock = await this.engine.acceptSession(queue, sessionId, waitMs, context.signal);
+    return new EngineSession(this.engine, this.providerType, lock);
+  }
+
+  async close(): Promise<void> {
+    this.#release();
+  }
+}
+
+/** One session locked in the engine. */
+class EngineSession implements SessionProvider {
+  readonly #engine: QueueEngine;
+  readonly #providerType: ProviderType;
+  #lock: SessionLock;
+
+  constructor(engine: QueueEngine, providerType: ProviderType, lock: SessionLock) {
+    this.#engine = engine;
+    this.#providerType = providerType;
+    this.#lock = lock;
+  }
+
+  get sessionId(): string {
+    return this.#lock.sessionId;
+  }
+
+  get sessionExpiresAt(): Date {
+    return new Date(this.#lock.lockedUntil);
+  }
+
+  async receiveMessages(
+    maxMessages: number,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<ReceivedMessage[]> {
+    const records = await this.#engine.receiveFromSession(this.#lock, maxMessages, waitMs, context.signal);
+    return records.map((record) => toDelivery(this.#providerType, this.#lock.queue, record));
+  }
+
+  async completeMessage(receipt: ReceiptHandle): Promise<void> {
+    this.#engine.complete(this.#own(receipt));
+  }
+
+  async abandonMessage(receipt: ReceiptHandle): Promise<void> {
+    this.#engine.abandon(this.#own(receipt), 0);
+  }
+
+  async deadLetterMessage(
+    receipt: ReceiptHandle,
+    reason: string,
+    description: string | undefined,
+  ): Promise<void> {
+    this.#engine.deadLetter(this.#own(receipt), reason, description);
+  }
+
+  async renewSessionLock(): Promise<Date> {
+    const lockedUntil = this.#engine.renewSession(this.#lock);
+    this.#lock = { ...this.#lock, lockedUntil };
+    return new Date(lockedUntil);
+  }
+
+  async getSessionState(): Promise<Uint8Array | null> {
+    const state = this.#engine.getSessionState(this.#lock);
+    return state === null ? null : Uint8Array.prototype.slice.call(state);
+  }
+
+  async setSessionState(state: Uint8Array | null): Promise<void> {
+    this.#engine.setSessionState(this.#lock, state);
+  }
+
+  async closeSession(): Promise<void> {
+    this.#engine.closeSession(this.#lock);
+  }
+
+  #own(receipt: ReceiptHandle): LockReference {
+    if (receipt.queue !== this.#lock.queue)
+      throw new QueueError(
+        "InvalidReceipt",
+        `this receipt belongs to ${receipt.queue}, not to this session's queue`,
+      );
+    return lockOf(receipt);
+  }
+}
+
+/** Queue administration straight on the engine. */
+class EngineAdmin implements QueueAdmin {
+  readonly #engine: QueueEngine;
+
+  constructor(engine: QueueEngine) {
+    this.#engine = engine;
+  }
+
+  async createQueue(name: string, options?: QueueOptions): Promise<QueueInfo> {
+    return this.#engine.createQueue(name, options);
+  }
+
+  async deleteQueue(name: string): Promise<void> {
+    this.#engine.deleteQueue(name);
+  }
+
+  async listQueues(prefix?: string): Promise<string[]> {
+    const names = this.#engine.listQueues().map((queue) => queue.name);
+    return prefix === undefined ? names : names.filter((name) => name.startsWith(prefix));
+  }
+
+  async getQueue(name: string): Promise<QueueInfo | null> {
+    const record = this.#engine.getQueueRecord(name);
+    return record === undefined ? null : queueInfo(record);
+  }
+
+  async getQueueStats(name: string): Promise<QueueStats> {
+    return this.#engine.stats(name);
+  }
+
+  async purgeQueue(name: string): Promise<number> {
+    return this.#engine.purge(name);
+  }
+
+  async deadLetterQueueOf(name: string): Promise<string> {
+    const record = this.#engine.getQueueRecord(name);
+    return record?.deadLetterQueue ?? deadLetterQueueName(name);
+  }
+
+  async redrive(deadLetterQueue: string, target?: string): Promise<number> {
+    return this.#engine.redrive(deadLetterQueue, { target });
+  }
+}

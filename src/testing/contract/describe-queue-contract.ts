@@ -1,0 +1,57 @@
+import { afterAll, afterEach, beforeEach, describe } from "vitest";
+import { deadLetterCases } from "./dead-letters.js";
+import { errorCases } from "./errors.js";
+import { type ContractOptions, Harness, type MakeClient, resolveContractOptions } from "./harness.js";
+import { loadCases } from "./load.js";
+import { lockCases } from "./locks.js";
+import { messageCases } from "./messages.js";
+import { orderCases } from "./order.js";
+import { sessionCases } from "./sessions.js";
+import type { Suite } from "./suite.js";
+
+/**
+ * Declares the contract suite, C01–C60 of the shared semantics, for one provider. Every test
+ * creates its own queues; a case is skipped only when the provider lacks the capability it
+ * needs, and the skipped ids are printed at the end.
+ */
+export function describeQueueContract(
+  name: string,
+  makeClient: MakeClient,
+  options: ContractOptions = {},
+): void {
+  const resolved = resolveContractOptions(options);
+  const skipped = new Map<string, string>();
+  describe(`queue contract: ${name}`, () => {
+    let harness: Harness | undefined;
+    beforeEach(() => {
+      harness = new Harness(makeClient, resolved);
+    });
+    afterEach(async () => {
+      await harness?.close();
+      harness = undefined;
+    });
+    afterAll(() => {
+      if (skipped.size === 0) return;
+      const list = [...skipped].map(([id, capability]) => `${id} (no ${capability})`).join(", ");
+      console.info(`queue contract: ${name} skipped ${list}`);
+    });
+    const suite: Suite = {
+      harness: () => {
+        if (harness === undefined) throw new Error("the contract harness is used outside a test");
+        return harness;
+      },
+      requires: (context, id, condition, capability) => {
+        if (condition) return;
+        skipped.set(id, capability);
+        context.skip(`${name} lacks ${capability}`);
+      },
+    };
+    messageCases(suite);
+    lockCases(suite);
+    deadLetterCases(suite);
+    orderCases(suite);
+    sessionCases(suite);
+    errorCases(suite);
+    loadCases(suite);
+  });
+}

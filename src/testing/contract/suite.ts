@@ -1,0 +1,19 @@
+import { type TestContext, test } from "vitest";
+import type { Harness } from "./harness.js";
+
+/** What a group of contract cases needs from the suite around it. */
+export interface Suite {
+  /** The harness of the running test. */
+  harness(): Harness;
+  /** Ends the running test as skipped unless `condition` holds, noting the id and the capability it lacks. */
+  requires(context: TestContext, id: string, condition: boolean, capability: string): void;
+}
+
+/** Declares one contract case; `title` starts with its id. */
+export function contractCase(
+  suite: Suite,
+  title: string,
+  body: (h: Harness, context: TestContext) => Promise<void>,
+): void {
+  test(title, (context) => body(suite.harness(), context));
+}

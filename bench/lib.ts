@@ -1,0 +1,68 @@
+import { cpus } from "node:os";
+
+/** One measured contender of a benchmark. */
+export interface Measurement {
+  /** What ran, as shown in the table. */
+  name: string;
+  /** Items processed. */
+  items: number;
+  /** Wall time in milliseconds. */
+  ms: number;
+  /** CPU time of this process (user + system) in milliseconds, when measured. */
+  cpuMs?: number;
+  /** Anything else worth a column. */
+  note?: string;
+}
+
+/** Runs `work` once and measures its wall and CPU time. */
+export async function measure(
+  name: string,
+  items: number,
+  work: () => Promise<unknown> | unknown,
+): Promise<Measurement> {
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  await work();
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { name, items, ms, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/** The best (fastest) of `runs` measurements, to damp the noise of a shared machine. */
+export async function bestOf(runs: number, run: () => Promise<Measurement>): Promise<Measurement> {
+  let best: Measurement | undefined;
+  for (let i = 0; i < runs; i++) {
+    const result = await run();
+    if (best === undefined || result.ms < best.ms) best = result;
+  }
+  return best!;
+}
+
+const rate = (m: Measurement): number => (m.items / m.ms) * 1000;
+
+function formatNumber(value: number): string {
+  return Math.round(value).toLocaleString("en-US");
+}
+
+/** Prints a table of measurements with their rates and their ratio to `baseline` (a row name). */
+export function report(title: string, rows: Measurement[], baseline?: string): void {
+  const base = rows.find((row) => row.name === baseline);
+  console.log(`\n### ${title}\n`);
+  console.log("| contender | items | time (ms) | items/s | CPU µs/item | vs " + (baseline ?? "-") + " |");
+  console.log("|---|---:|---:|---:|---:|---:|");
+  for (const row of rows) {
+    const ratio = base ? (rate(row) / rate(base)).toFixed(2) + "x" : "-";
+    const cpu = row.cpuMs === undefined ? "-" : ((row.cpuMs * 1000) / row.items).toFixed(2);
+    console.log(
+      `| ${row.name}${row.note ? ` (${row.note})` : ""} | ${formatNumber(row.items)} | ${formatNumber(row.ms)} | ${formatNumber(rate(row))} | ${cpu} | ${ratio} |`,
+    );
+  }
+}
+
+/** Prints where and when the benchmark ran. */
+export function printEnvironment(): void {
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    `# queue-runtime benchmarks\n\nNode ${process.version}, ${cpus().length} × ${cpu}, ${new Date().toISOString()}`,
+  );
+}

@@ -1,0 +1,16 @@
+import { printEnvironment } from "./lib.js";
+
+/** A benchmark suite: `npm run bench -- <name>` runs only the named ones. */
+interface BenchSuite {
+  readonly name: string;
+  readonly run: () => Promise<void>;
+}
+
+const suites: BenchSuite[] = [{ name: "memory", run: async () => (await import("./memory.bench.js")).run() }];
+
+const wanted = process.argv.slice(2);
+printEnvironment();
+for (const suite of suites) {
+  if (wanted.length > 0 && !wanted.includes(suite.name)) continue;
+  await suite.run();
+}

@@ -6,7 +6,10 @@ interface BenchSuite {
   readonly run: () => Promise<void>;
 }
 
-const suites: BenchSuite[] = [{ name: "memory", run: async () => (await import("./memory.bench.js")).run() }];
+const suites: BenchSuite[] = [
+  { name: "memory", run: async () => (await import("./memory.bench.js")).run() },
+  { name: "processing", run: async () => (await import("./processing.bench.js")).run() },
+];
 
 const wanted = process.argv.slice(2);
 printEnvironment();

@@ -21,7 +21,7 @@ export async function sendInRuns<T>(
 ): Promise<string[]> {
   const results: BatchEntryResult[] = [];
   let anyFailed = false;
-  for (const run of chunk(items, size)) {
+  for (const run of items.length <= size ? [items] : chunk(items, size)) {
     let outcome: BatchEntryResult[];
     try {
       outcome = await sendRun(run);
@@ -81,8 +81,8 @@ export async function retryFailedEntries(
   send: (entries: readonly OutgoingMessage[]) => Promise<BatchEntryResult[]>,
 ): Promise<BatchEntryResult[]> {
   for (let round = 0; round < 2; round++) {
+    if (results.every((result) => result.ok || !result.error.isTransient)) break;
     const again = results.flatMap((result, index) => (!result.ok && result.error.isTransient ? [index] : []));
-    if (again.length === 0) break;
     let retried: BatchEntryResult[];
     try {
       retried = await send(again.map((index) => run[index]!));

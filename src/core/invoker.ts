@@ -3,7 +3,7 @@ import { Deadlines } from "./deadlines.js";
 import { QueueError, type QueueErrorCode, toQueueError } from "./errors.js";
 import type { OperationContext } from "./provider.js";
 import type { ClientMetrics } from "./queue-client.js";
-import { type RetryListener, type RetryPolicy, withRetry } from "./retry.js";
+import { type RetryListener, type RetryPolicy, retryAfterFailure } from "./retry.js";
 
 /** Everything the standard clients add around one provider call. */
 export interface InvokerSettings {
@@ -13,6 +13,8 @@ export interface InvokerSettings {
   readonly operationMs: number;
   readonly metrics: ClientMetrics;
   readonly onRetry?: RetryListener | undefined;
+  /** The provider ends every call within its timeout by itself, so no deadline is raced against it. */
+  readonly boundedCalls: boolean;
 }
 
 /**
@@ -51,8 +53,10 @@ export class Invoker {
   }
 
   /**
-   * Runs `call` with retry and a deadline of `waitMs` plus the operation timeout per attempt.
-   * `what` names the operation in timeout errors; `signal` lets the caller end a wait early.
+   * Runs `call` with retry and, unless the provider bounds its own calls, a deadline of `waitMs`
+   * plus the operation timeout per attempt. `what` names the operation in timeout errors;
+   * `signal` lets the caller end a wait early; `answers` are transient codes that are the
+   * operation's result (no session was free) and are reported rather than repeated.
    */
   async run<T>(
     what: string,
@@ -62,25 +66,28 @@ export class Invoker {
     answers?: ReadonlySet<QueueErrorCode>,
   ): Promise<T> {
     this.assertOpen();
-    const { retryPolicy, clock, operationMs } = this.#settings;
     const context = this.#contextFollowing(signal);
-    const attempt = async () => {
+    const { operationMs } = this.#settings;
+    const attempt = this.#settings.boundedCalls
+      ? () => call(context)
+      : () => this.#deadlines.race(call(context), waitMs + operationMs, what);
+    try {
+      return await attempt();
+    } catch (first) {
       try {
-        return await this.#deadlines.race(call(context), waitMs + operationMs, what);
-      } catch (error) {
-        // A transient code that is the operation's answer (no session was free) is reported, not repeated.
-        if (answers !== undefined && error instanceof QueueError && answers.has(error.code))
-          throw new FinalError(error);
+        return await retryAfterFailure(first, attempt, {
+          policy: this.#settings.retryPolicy,
+          clock: this.#settings.clock,
+          signal: this.#closing.signal,
+          onRetry: this.#onRetry,
+          retryable: (error) => error.isTransient && !answers?.has(error.code),
+        });
+      } catch (thrown) {
+        const error = toQueueError(thrown);
+        const errors = this.#settings.metrics.errors;
+        errors[error.code] = (errors[error.code] ?? 0) + 1;
         throw error;
       }
-    };
-    try {
-      return await withRetry(attempt, retryPolicy, clock, this.#closing.signal, this.#onRetry);
-    } catch (thrown) {
-      const error = thrown instanceof FinalError ? thrown.error : toQueueError(thrown);
-      const errors = this.#settings.metrics.errors;
-      errors[error.code] = (errors[error.code] ?? 0) + 1;
-      throw error;
     }
   }
 
@@ -94,14 +101,5 @@ export class Invoker {
   close(): void {
     this.#closing.abort();
     this.#deadlines.clear();
-  }
-}
-
-/** Carries a transient error through the retry loop without it being repeated. */
-class FinalError extends Error {
-  readonly error: QueueError;
-  constructor(error: QueueError) {
-    super(error.message);
-    this.error = error;
   }
 }

@@ -66,7 +66,8 @@ export interface ReceivedMessageFields {
   firstDeliveredAtMs: number;
   deliveredAtMs: number;
   lockedUntilMs: number;
-  sequenceNumber: string;
+  /** A number is turned into its decimal text only when read. */
+  sequenceNumber: string | number;
   receiptHandle: ReceiptHandle;
 }
 
@@ -81,8 +82,8 @@ export class Delivery implements ReceivedMessage {
   readonly correlationId: string | undefined;
   readonly contentType: string | undefined;
   readonly deliveryCount: number;
-  readonly sequenceNumber: string;
   readonly receiptHandle: ReceiptHandle;
+  #sequenceNumber: string | number;
   readonly #enqueuedAtMs: number;
   readonly #firstDeliveredAtMs: number;
   readonly #deliveredAtMs: number;
@@ -96,7 +97,7 @@ export class Delivery implements ReceivedMessage {
     this.correlationId = fields.correlationId;
     this.contentType = fields.contentType;
     this.deliveryCount = fields.deliveryCount;
-    this.sequenceNumber = fields.sequenceNumber;
+    this.#sequenceNumber = fields.sequenceNumber;
     this.receiptHandle = fields.receiptHandle;
     this.#enqueuedAtMs = fields.enqueuedAtMs;
     this.#firstDeliveredAtMs = fields.firstDeliveredAtMs;
@@ -104,6 +105,10 @@ export class Delivery implements ReceivedMessage {
     this.#lockedUntilMs = fields.lockedUntilMs;
   }
 
+  get sequenceNumber(): string {
+    if (typeof this.#sequenceNumber === "number") this.#sequenceNumber = String(this.#sequenceNumber);
+    return this.#sequenceNumber;
+  }
   get enqueuedAt(): Date {
     return new Date(this.#enqueuedAtMs);
   }

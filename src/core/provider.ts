@@ -35,6 +35,12 @@ export interface QueueProvider {
   readonly capabilities: Capabilities;
   /** Queue administration as this provider understands it. */
   readonly admin: QueueAdmin;
+  /**
+   * True when every call ends on its own within `context.timeoutMs` plus its wait (local stores,
+   * or network clients with their own I/O timeouts); otherwise the standard client races each
+   * call against that deadline.
+   */
+  readonly enforcesTimeouts?: boolean;
 
   /** Sends up to `maxBatchSize` messages; resolves one result per message, in order. Rejects only when none was sent. */
   sendMessages(

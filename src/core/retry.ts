@@ -56,24 +56,49 @@ export function backoffDelay(
 /** Called before each repeated attempt: the error that caused it and the wait before it. */
 export type RetryListener = (error: QueueError, attempt: number, delayMs: number) => void;
 
-/** Runs `operation`, repeating it after transient `QueueError`s as the policy allows; anything else passes through at once. */
-export async function withRetry<T>(
+/** How {@link retryAfterFailure} repeats an operation. */
+export interface RetryRun {
+  readonly policy: RetryPolicy;
+  readonly clock: Clock;
+  /** Ends the retrying: the last error is thrown at once. */
+  readonly signal: AbortSignal;
+  readonly onRetry?: RetryListener | undefined;
+  /** Whether an error may be retried; by default transient `QueueError`s. */
+  readonly retryable?: ((error: QueueError) => boolean) | undefined;
+}
+
+/**
+ * Continues after `operation` failed once with `error`: waits with backoff and tries again while
+ * the error is transient and the policy allows; throws the last error otherwise. Anything that is
+ * not a `QueueError` is thrown at once.
+ */
+export async function retryAfterFailure<T>(
+  error: unknown,
   operation: () => Promise<T>,
-  policy: RetryPolicy,
-  clock: Clock,
-  signal: AbortSignal,
-  onRetry?: RetryListener,
+  run: RetryRun,
 ): Promise<T> {
+  let last = error;
   for (let attempt = 1; ; attempt++) {
+    if (!(last instanceof QueueError)) throw last;
+    const retryable = run.retryable ? run.retryable(last) : last.isTransient;
+    if (!retryable || attempt >= run.policy.maxAttempts || run.signal.aborted) throw last;
+    const delay = backoffDelay(run.policy, attempt, last.retryAfterMs);
+    run.onRetry?.(last, attempt, delay);
+    await sleep(run.clock, delay, run.signal);
+    if (run.signal.aborted) throw last;
     try {
       return await operation();
-    } catch (error) {
-      if (!(error instanceof QueueError)) throw error;
-      if (!error.isTransient || attempt >= policy.maxAttempts || signal.aborted) throw error;
-      const delay = backoffDelay(policy, attempt, error.retryAfterMs);
-      onRetry?.(error, attempt, delay);
-      await sleep(clock, delay, signal);
-      if (signal.aborted) throw error;
+    } catch (next) {
+      last = next;
     }
+  }
+}
+
+/** Runs `operation`, repeating it after transient `QueueError`s as the policy allows. */
+export async function withRetry<T>(operation: () => Promise<T>, run: RetryRun): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    return retryAfterFailure(error, operation, run);
   }
 }

@@ -77,6 +77,7 @@ export class StandardQueueClient implements QueueClient {
       operationMs,
       metrics: this.metrics,
       onRetry: options.onRetry,
+      boundedCalls: provider.enforcesTimeouts === true,
     });
     this.admin = new CheckedAdmin(provider.admin, this.#invoker);
   }

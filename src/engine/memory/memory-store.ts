@@ -10,11 +10,16 @@ import type {
 import type { QueueStore } from "../store.js";
 import { OrderedQueue, type Verdict } from "./ordered-queue.js";
 
-// A stored message and the version of its last write: index entries of older versions are stale.
+// A stored message and the version of its last write: time-index entries of older versions are
+// stale. A slot is its own entry in the ready index (keyed by its fixed sequence number), so
+// filing a message as ready allocates nothing; `inReady` keeps it from being filed twice.
 interface Slot {
+  readonly key: number;
+  readonly tie: number;
   record: MessageRecord;
   version: number;
   state: MessageState;
+  inReady: boolean;
   readonly group: Group | undefined;
 }
 
@@ -28,7 +33,7 @@ interface MessageEntry {
 interface Group {
   readonly sessionId: string;
   record: GroupRecord | undefined;
-  readonly ready: OrderedQueue<MessageEntry>;
+  readonly ready: OrderedQueue<Slot>;
   readonly locked: Set<Slot>;
   messages: number;
   /** The head for which an availability entry was last queued. */
@@ -51,7 +56,7 @@ class MemoryQueue {
   record: QueueRecord;
   nextSeq = 1;
   readonly messages = new Map<number, Slot>();
-  readonly ready = new OrderedQueue<MessageEntry>();
+  readonly ready = new OrderedQueue<Slot>();
   readonly waiting = new OrderedQueue<MessageEntry>();
   readonly expiring = new OrderedQueue<MessageEntry>();
   readonly counts: StateCounts = { ready: 0, delayed: 0, locked: 0 };
@@ -68,7 +73,13 @@ class MemoryQueue {
 }
 
 const current = (entry: MessageEntry): boolean => entry.slot.version === entry.version;
-const takeCurrent = (entry: MessageEntry): Verdict => (current(entry) ? "take" : "drop");
+
+function readyVerdict(slot: Slot): Verdict {
+  if (slot.state === "ready" && slot.version >= 0) return "take";
+  slot.inReady = false;
+  return "drop";
+}
+const isReady = (slot: Slot): boolean => readyVerdict(slot) === "take";
 
 /** The engine's storage in process memory: maps for records, ordered queues for every index. */
 export class MemoryStore implements QueueStore {
@@ -114,7 +125,15 @@ export class MemoryStore implements QueueStore {
     const q = this.#queue(queue);
     const group =
       q.record.fifo && message.sessionId !== undefined ? this.#group(q, message.sessionId) : undefined;
-    const slot: Slot = { record: message, version: 0, state: message.state, group };
+    const slot: Slot = {
+      key: message.seq,
+      tie: 0,
+      record: message,
+      version: 0,
+      state: message.state,
+      inReady: false,
+      group,
+    };
     q.messages.set(message.seq, slot);
     q.counts[message.state]++;
     if (group) group.messages++;
@@ -177,13 +196,13 @@ export class MemoryStore implements QueueStore {
   readyMessages(queue: string, limit: number): MessageRecord[] {
     const q = this.#queues.get(queue);
     if (q === undefined) return [];
-    return q.ready.take(limit, takeCurrent).map((entry) => entry.slot.record);
+    return q.ready.take(limit, readyVerdict).map((slot) => slot.record);
   }
 
   readyInGroup(queue: string, sessionId: string, limit: number): MessageRecord[] {
     const group = this.#queues.get(queue)?.groups.get(sessionId);
     if (group === undefined) return [];
-    return group.ready.take(limit, takeCurrent).map((entry) => entry.slot.record);
+    return group.ready.take(limit, readyVerdict).map((slot) => slot.record);
   }
 
   lockedInGroup(queue: string, sessionId: string): MessageRecord[] {
@@ -303,11 +322,11 @@ export class MemoryStore implements QueueStore {
       else group.locked.delete(slot);
     }
     if (record.state === "ready") {
-      const entry: MessageEntry = { key: record.seq, tie: 0, slot, version: slot.version };
-      if (group) {
-        group.ready.push(entry);
-        this.#announceHead(q, group);
-      } else q.ready.push(entry);
+      if (!slot.inReady) {
+        slot.inReady = true;
+        (group ? group.ready : q.ready).push(slot);
+      }
+      if (group) this.#announceHead(q, group);
     } else {
       q.waiting.push({ key: record.visibleAt, tie: record.seq, slot, version: slot.version });
     }
@@ -315,8 +334,8 @@ export class MemoryStore implements QueueStore {
       q.expiring.push({ key: record.expiresAt, tie: record.seq, slot, version: slot.version });
   }
 
-  #head(group: Group): MessageEntry | undefined {
-    return group.ready.first(current);
+  #head(group: Group): Slot | undefined {
+    return group.ready.first(isReady);
   }
 
   // Queues an availability entry for the group's oldest ready message when it changed.

@@ -43,7 +43,7 @@ export function toDelivery(
 ): ReceivedMessage {
   return new Delivery({
     messageId: record.messageId,
-    body: Uint8Array.prototype.slice.call(record.body),
+    body: Buffer.from(record.body),
     attributes: record.attributes === undefined ? {} : { ...record.attributes },
     sessionId: record.sessionId,
     correlationId: record.correlationId,
@@ -53,20 +53,25 @@ export function toDelivery(
     firstDeliveredAtMs: record.firstDeliveredAt ?? record.enqueuedAt,
     deliveredAtMs: record.deliveredAt ?? record.enqueuedAt,
     lockedUntilMs: record.visibleAt,
-    sequenceNumber: String(record.seq),
+    sequenceNumber: record.seq,
+    // Base 36: decimal number-to-string on the hot path fills V8's old-space number-string cache and forces full GCs.
     receiptHandle: new ReceiptHandle(
       providerType,
       queue,
-      `${record.seq}.${record.lockToken}`,
+      `${record.seq.toString(36)}.${record.lockToken}`,
       record.visibleAt,
     ),
   });
 }
 
+function parseBase36(text: string): number {
+  return text.length <= 11 ? Number.parseInt(text, 36) : Number.NaN;
+}
+
 /** The engine lock a receipt refers to; `InvalidReceipt` when the receipt was not issued by an engine. */
 export function lockOf(receipt: ReceiptHandle): LockReference {
   const dot = receipt.token.indexOf(".");
-  const seq = dot > 0 ? Number(receipt.token.slice(0, dot)) : Number.NaN;
+  const seq = dot > 0 ? parseBase36(receipt.token.slice(0, dot)) : Number.NaN;
   const lockToken = receipt.token.slice(dot + 1);
   if (!Number.isSafeInteger(seq) || seq < 1 || lockToken === "")
     throw new QueueError("InvalidReceipt", "this receipt handle does not refer to a message lock");
@@ -82,6 +87,8 @@ export class EngineProvider implements QueueProvider {
   readonly capabilities: Capabilities;
   readonly admin: QueueAdmin;
   readonly engine: QueueEngine;
+  /** Engine calls are synchronous and its waits end on time. */
+  readonly enforcesTimeouts = true;
   readonly #release: () => void;
 
   /** `release` runs once, on close (for example to close the store when its last user leaves). */

@@ -1,0 +1,108 @@
+import fastq from "fastq";
+import { createClient, type QueueClient } from "../src/index.js";
+import { bestOf, type Measurement, measure, report } from "./lib.js";
+
+const MESSAGES = 1_000_000;
+const DEPTH_OPS = 200_000;
+const body = "x".repeat(64);
+
+async function freshClient(): Promise<QueueClient> {
+  return createClient({ provider: { type: "memory", lockDurationMs: 600_000 } });
+}
+
+async function oneAtATime(): Promise<Measurement> {
+  const client = await freshClient();
+  const result = await measure("queue-runtime memory, one at a time, backlog of 1M", MESSAGES, async () => {
+    for (let i = 0; i < MESSAGES; i++) await client.sendMessage("bench", body);
+    for (let i = 0; i < MESSAGES; i++) {
+      const message = await client.receiveMessage("bench");
+      await client.completeMessage(message!.receiptHandle);
+    }
+  });
+  await client.close();
+  return result;
+}
+
+// The steady state of a busy queue: each batch is sent, received and completed before the next.
+async function pipelined(): Promise<Measurement> {
+  const client = await freshClient();
+  const batch = Array.from({ length: 10 }, () => body);
+  const result = await measure("queue-runtime memory, batches of 10, pipelined", MESSAGES, async () => {
+    for (let i = 0; i < MESSAGES; i += 10) {
+      await client.sendMessages("bench", batch);
+      const messages = await client.receiveMessages("bench", 10);
+      for (const message of messages) await client.completeMessage(message.receiptHandle);
+    }
+  });
+  await client.close();
+  return result;
+}
+
+// A backlog: all sent first, then all received and completed (a million messages held at once).
+async function inBatches(): Promise<Measurement> {
+  const client = await freshClient();
+  const batch = Array.from({ length: 10 }, () => body);
+  const result = await measure("queue-runtime memory, batches of 10, backlog of 1M", MESSAGES, async () => {
+    for (let i = 0; i < MESSAGES; i += 10) await client.sendMessages("bench", batch);
+    for (let done = 0; done < MESSAGES; ) {
+      const messages = await client.receiveMessages("bench", 10);
+      for (const message of messages) await client.completeMessage(message.receiptHandle);
+      done += messages.length;
+    }
+  });
+  await client.close();
+  return result;
+}
+
+// Receive + complete (+ one send to hold the depth) with `depth` messages waiting behind.
+async function atDepth(depth: number): Promise<Measurement> {
+  const client = await freshClient();
+  for (let i = 0; i < depth; i += 100)
+    await client.sendMessages(
+      "bench",
+      Array.from({ length: 100 }, () => body),
+    );
+  const result = await measure(
+    `receive + complete at depth ${depth.toLocaleString("en-US")}`,
+    DEPTH_OPS,
+    async () => {
+      for (let i = 0; i < DEPTH_OPS; i++) {
+        await client.sendMessage("bench", body);
+        const message = await client.receiveMessage("bench");
+        await client.completeMessage(message!.receiptHandle);
+      }
+    },
+  );
+  await client.close();
+  return result;
+}
+
+async function fastqFloor(): Promise<Measurement> {
+  return measure("fastq push + drain (in-process floor)", MESSAGES, async () => {
+    const queue = fastq.promise(async (_item: string) => undefined, 1);
+    const pending: Promise<unknown>[] = [];
+    for (let i = 0; i < MESSAGES; i++) pending.push(queue.push(body));
+    await Promise.all(pending);
+  });
+}
+
+/** Send + receive + complete of one million messages through the public client, against fastq as the floor. */
+export async function run(): Promise<void> {
+  const floor = await bestOf(2, fastqFloor);
+  const steady = await bestOf(2, pipelined);
+  const batched = await bestOf(2, inBatches);
+  const single = await bestOf(2, oneAtATime);
+  report(
+    "Memory provider: send + receive + complete, 1,000,000 messages",
+    [floor, steady, batched, single],
+    floor.name,
+  );
+  const shallow = await bestOf(2, () => atDepth(10));
+  const deep = await bestOf(2, () => atDepth(1_000_000));
+  report(
+    "Receive cost against queue depth (send + receive + complete per op)",
+    [shallow, deep],
+    shallow.name,
+  );
+  console.log(`\ndepth ratio (time per op at 1,000,000 / at 10): ${(deep.ms / shallow.ms).toFixed(2)}`);
+}

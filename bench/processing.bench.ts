@@ -1,0 +1,91 @@
+import fastq from "fastq";
+import PQueue from "p-queue";
+import { MessageQueue, MessageQueueResult } from "../src/processing/index.js";
+import { bestOf, type Measurement, measure, report } from "./lib.js";
+
+const MESSAGES = 1_000_000;
+const RUNS = 3;
+const message = { id: 1 };
+
+function expectAll(name: string, done: number): void {
+  if (done !== MESSAGES) throw new Error(`${name} completed ${done} of ${MESSAGES} messages`);
+}
+
+// Callback style: the processor completes at once and a completion callback counts.
+function messageQueueCallbacks(): Promise<Measurement> {
+  return measure("MessageQueue add + doWork + complete (callbacks)", MESSAGES, () => {
+    let done = 0;
+    const onCompleted = () => {
+      done++;
+    };
+    const queue = new MessageQueue<typeof message>({
+      onProcessMessage: (_message, complete) => complete(MessageQueueResult.Success),
+    });
+    for (let i = 0; i < MESSAGES; i++) queue.add(message, onCompleted);
+    queue.doWork();
+    expectAll("MessageQueue", done);
+  });
+}
+
+function fastqCallbacks(): Promise<Measurement> {
+  return measure("fastq push + worker callback", MESSAGES, async () => {
+    let done = 0;
+    await new Promise<void>((resolve) => {
+      const onDone = () => {
+        if (++done === MESSAGES) resolve();
+      };
+      const queue = fastq((_item: typeof message, callback: fastq.done) => callback(null), MESSAGES);
+      for (let i = 0; i < MESSAGES; i++) queue.push(message, onDone);
+    });
+    expectAll("fastq", done);
+  });
+}
+
+// Promise style: an async no-op processor, and a Promise per message for its outcome.
+function messageQueuePromises(): Promise<Measurement> {
+  return measure("MessageQueue addAsync + async processor", MESSAGES, async () => {
+    const queue = new MessageQueue<typeof message>({ onProcessMessage: async () => undefined });
+    const outcomes: Promise<unknown>[] = new Array(MESSAGES);
+    for (let i = 0; i < MESSAGES; i++) outcomes[i] = queue.addAsync(message);
+    queue.doWork();
+    const results = await Promise.all(outcomes);
+    expectAll("MessageQueue", results.length);
+  });
+}
+
+function fastqPromises(): Promise<Measurement> {
+  return measure("fastq.promise push + async worker", MESSAGES, async () => {
+    const queue = fastq.promise(async (_item: typeof message) => undefined, MESSAGES);
+    const outcomes: Promise<unknown>[] = new Array(MESSAGES);
+    for (let i = 0; i < MESSAGES; i++) outcomes[i] = queue.push(message);
+    const results = await Promise.all(outcomes);
+    expectAll("fastq.promise", results.length);
+  });
+}
+
+function pQueuePromises(): Promise<Measurement> {
+  return measure("p-queue add + async task", MESSAGES, async () => {
+    const queue = new PQueue({ concurrency: Number.POSITIVE_INFINITY });
+    const task = async () => undefined;
+    const outcomes: Promise<unknown>[] = new Array(MESSAGES);
+    for (let i = 0; i < MESSAGES; i++) outcomes[i] = queue.add(task);
+    const results = await Promise.all(outcomes);
+    expectAll("p-queue", results.length);
+  });
+}
+
+/** One million no-op messages through MessageQueue, fastq and p-queue, with fastq as the baseline. */
+export async function run(): Promise<void> {
+  const callbackRows = [
+    await bestOf(RUNS, fastqCallbacks),
+    await bestOf(RUNS, messageQueueCallbacks),
+    await bestOf(RUNS, pQueuePromises),
+  ];
+  report("Processing queue, callback style: 1,000,000 no-op messages", callbackRows, callbackRows[0]?.name);
+  const promiseRows = [
+    await bestOf(RUNS, fastqPromises),
+    await bestOf(RUNS, messageQueuePromises),
+    await bestOf(RUNS, pQueuePromises),
+  ];
+  report("Processing queue, promise style: 1,000,000 no-op messages", promiseRows, promiseRows[0]?.name);
+}

@@ -1,0 +1,34 @@
+/** How the processing of a message ended (the seed's `MESSAGE_QUEUE_RESULT`). */
+export const MessageQueueResult = {
+  /** The message was processed. */
+  Success: "Success",
+  /** Processing failed for good. */
+  Error: "Error",
+  /** Processing failed but may succeed if tried again; the queue retries up to `maxRetryCount` times. */
+  RetryableError: "RetryableError",
+  /** The message stayed in the queue or in processing longer than its limit. */
+  Timeout: "Timeout",
+  /** The message was removed by `removeAll()` or `stop()` before it completed. */
+  Cancelled: "Cancelled",
+} as const;
+
+/** How the processing of a message ended. */
+export type MessageQueueResult = (typeof MessageQueueResult)[keyof typeof MessageQueueResult];
+
+/** Every {@link MessageQueueResult}, for validation and iteration. */
+export const MESSAGE_QUEUE_RESULTS: readonly MessageQueueResult[] = Object.values(MessageQueueResult);
+
+const RESULTS: ReadonlySet<unknown> = new Set(MESSAGE_QUEUE_RESULTS);
+
+/** True when `value` is one of the {@link MessageQueueResult} values. */
+export function isMessageQueueResult(value: unknown): value is MessageQueueResult {
+  return RESULTS.has(value);
+}
+
+/** The final outcome of one message: what `addAsync` resolves to. */
+export interface MessageOutcome {
+  /** How processing ended; never `RetryableError`, which becomes `Error` once retries are used up. */
+  readonly result: MessageQueueResult;
+  /** What the processor (or the queue, for `Timeout`) gave as the cause; `undefined` when none. */
+  readonly reason: unknown;
+}

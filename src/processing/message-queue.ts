@@ -1,0 +1,436 @@
+import { type Clock, systemClock, type TimerHandle } from "../core/clock.js";
+import { QueueError } from "../core/errors.js";
+import { ArrivalList, StateList } from "./message-lists.js";
+import { isMessageQueueResult, type MessageOutcome, MessageQueueResult } from "./message-queue-result.js";
+import {
+  DEFAULT_INTERVAL_MS,
+  type MessageProcessingCompleted,
+  type MessageQueueOptions,
+  type MessageQueueSettings,
+  type ProcessMessage,
+  resolveOptions,
+  resolveStartOptions,
+  resolveStopOptions,
+  type StartOptions,
+  type StopOptions,
+  validateLimitMs,
+  validateRetryCount,
+} from "./options.js";
+import { type AttemptFinisher, ProcessingAttempt } from "./processing-attempt.js";
+import { type MessageHandle, MessageState, QueuedMessage } from "./queued-message.js";
+import { isRetryable } from "./retryable-error.js";
+
+/** Open takes messages; Draining finishes what it holds; Closed holds nothing and takes nothing. */
+type Phase = "Open" | "Draining" | "Closed";
+
+/**
+ * An in-process work queue that retries: messages wait in a pending list, each tick (`doWork`)
+ * first times out what stayed too long, then hands every pending message to the processor and
+ * tracks it as in progress until the processor completes it. Every added message gets exactly
+ * one completion callback: `Success`, `Error`, `Timeout` or `Cancelled`.
+ */
+export class MessageQueue<T> {
+  readonly #process: ProcessMessage<T>;
+  readonly #clock: Clock;
+  readonly #onCallbackError: (error: unknown, message: T) => void;
+  readonly #finish: AttemptFinisher<T> = (attempt, result, reason) =>
+    this.#completeAttempt(attempt, result, reason);
+  readonly #pending = new StateList<QueuedMessage<T>>();
+  readonly #inProgress = new StateList<QueuedMessage<T>>();
+  readonly #arrivals = new ArrivalList<QueuedMessage<T>>();
+  #maxEnqueuedTimeMs: number;
+  #maxProcessingTimeMs: number;
+  #maxRetryCount: number;
+  #pendingTickets = 0;
+  #arrivalTickets = 0;
+  #phase: Phase = "Open";
+  #intervalMs: number | undefined = undefined;
+  #ticker: TimerHandle | undefined = undefined;
+  #drainDeadline: TimerHandle | undefined = undefined;
+  #drained: (() => void) | undefined = undefined;
+  #stopped: Promise<void> | undefined = undefined;
+
+  /** Creates an empty queue; throws `Validation` when `onProcessMessage` or a setting is missing or wrong. */
+  constructor(options: MessageQueueOptions<T>) {
+    const settings = resolveOptions(options);
+    this.#process = options.onProcessMessage;
+    this.#clock = options.clock ?? systemClock;
+    this.#onCallbackError = options.onCallbackError ?? warnCallbackError;
+    this.#maxEnqueuedTimeMs = settings.maxEnqueuedTimeMs;
+    this.#maxProcessingTimeMs = settings.maxProcessingTimeMs;
+    this.#maxRetryCount = settings.maxRetryCount;
+  }
+
+  /**
+   * Adds `message` as pending; `onCompleted(message, result, reason, context)` runs exactly once
+   * when it is done. Throws `Validation` for a missing message or a non-function callback and
+   * `ClientClosed` once `stop()` was called; a failed add leaves the queue unchanged.
+   */
+  add<C = undefined>(
+    message: T,
+    onCompleted?: MessageProcessingCompleted<T, C>,
+    context?: C,
+  ): MessageHandle<T> {
+    if (this.#phase !== "Open")
+      throw new QueueError("ClientClosed", "the queue is stopped: it takes no messages");
+    if (message === undefined || message === null)
+      throw new QueueError("Validation", "a message is required (undefined and null are not messages)");
+    if (onCompleted !== undefined && typeof onCompleted !== "function")
+      throw new QueueError("Validation", "onCompleted must be a function");
+    const item = new QueuedMessage<T>(
+      message,
+      this.#now(),
+      ++this.#arrivalTickets,
+      // The context is stored untyped and handed back to the same callback, so its type still holds.
+      onCompleted as MessageProcessingCompleted<T, unknown> | undefined,
+      context,
+    );
+    this.#arrivals.push(item);
+    this.#enterPending(item);
+    if (this.#intervalMs !== undefined && this.#ticker === undefined) this.#armTicker();
+    return item;
+  }
+
+  /** Adds `message` and resolves with its final `{ result, reason }`; rejects as `add()` throws. */
+  addAsync(message: T): Promise<MessageOutcome> {
+    return new Promise((resolve, reject) => {
+      try {
+        this.add(message, resolveOutcome, resolve);
+      } catch (error) {
+        reject(error);
+      }
+    });
+  }
+
+  /**
+   * One tick: times out messages past `maxEnqueuedTimeMs` (pending or in progress) and attempts
+   * past `maxProcessingTimeMs`, then hands every message that was pending when the tick began to
+   * the processor. Messages added or sent back for a retry during the tick wait for the next one.
+   */
+  doWork(): void {
+    if (this.#arrivals.size === 0) return;
+    let now: number;
+    try {
+      now = this.#now();
+    } catch (clockFailure) {
+      this.#failPending(clockFailure);
+      return;
+    }
+    if (this.#maxEnqueuedTimeMs > 0) this.#expireEnqueued(now);
+    if (this.#maxProcessingTimeMs > 0) this.#expireProcessing(now);
+    const lastTicket = this.#pendingTickets;
+    for (
+      let item = this.#pending.head;
+      item !== undefined && item.pendingTicket <= lastTicket;
+      item = this.#pending.head
+    ) {
+      this.#pending.remove(item);
+      this.#startAttempt(item, now);
+    }
+  }
+
+  /**
+   * Ticks every `intervalMs` (default 100) on the queue's clock while it holds messages; an idle
+   * queue holds no timer. Calling it again changes the interval. Throws `ClientClosed` after `stop()`.
+   */
+  start(options: StartOptions = {}): void {
+    const intervalMs = resolveStartOptions(options);
+    if (this.#phase !== "Open") throw new QueueError("ClientClosed", "a stopped queue cannot start again");
+    if (this.#intervalMs === intervalMs) return;
+    this.#intervalMs = intervalMs;
+    this.#disarmTicker();
+    if (this.#arrivals.size > 0) this.#armTicker();
+  }
+
+  /**
+   * Stops the queue for good (the seed's destroy): it takes no more messages. Without `drain`,
+   * every pending and in-progress message is cancelled at once. With `drain`, ticking goes on
+   * (at the `start()` interval, or 100 ms) until every message has completed, retries included,
+   * or until `timeoutMs` passes, when the rest is cancelled. Resolves when the queue is empty and
+   * holds no timer; calling it again returns the same wait, or cancels the rest when `drain` is false.
+   */
+  stop(options: StopOptions = {}): Promise<void> {
+    const { drain, timeoutMs } = resolveStopOptions(options);
+    if (this.#phase === "Closed") return Promise.resolve();
+    if (this.#phase === "Draining" && this.#stopped !== undefined) {
+      if (!drain) this.removeAll();
+      return this.#stopped;
+    }
+    if (!drain || this.#arrivals.size === 0) {
+      this.#phase = "Closed";
+      this.removeAll();
+      this.#disarmTicker();
+      return Promise.resolve();
+    }
+    this.#phase = "Draining";
+    this.#stopped = new Promise((resolve) => {
+      this.#drained = resolve;
+    });
+    if (timeoutMs > 0) this.#drainDeadline = this.#clock.setTimer(() => this.removeAll(), timeoutMs);
+    this.#intervalMs ??= DEFAULT_INTERVAL_MS;
+    this.doWork();
+    if (this.#phase === "Draining" && this.#ticker === undefined) this.#armTicker();
+    return this.#stopped;
+  }
+
+  /**
+   * Removes every pending and in-progress message, aborting the signals of those in progress
+   * and completing each with `Cancelled`; messages added by those callbacks are kept.
+   */
+  removeAll(): void {
+    const lastTicket = this.#arrivalTickets;
+    for (
+      let item = this.#arrivals.oldest;
+      item !== undefined && item.arrivalTicket <= lastTicket;
+      item = this.#arrivals.oldest
+    ) {
+      this.#leaveLists(item, undefined);
+      this.#complete(item, MessageQueueResult.Cancelled, undefined);
+    }
+  }
+
+  /** True when no message is pending or in progress. */
+  isEmpty(): boolean {
+    return this.#arrivals.size === 0;
+  }
+
+  /** How many messages wait for a tick. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** How many messages the processor holds. */
+  get inProgressCount(): number {
+    return this.#inProgress.size;
+  }
+
+  /** Sets how long a message may stay in the queue, in ms (0 = no limit); checked from the next tick. */
+  setMaxEnqueuedTimeMs(ms: number): void {
+    this.#assertNotClosed();
+    this.#maxEnqueuedTimeMs = validateLimitMs("maxEnqueuedTimeMs", ms);
+  }
+
+  /** Sets how long one attempt may take, in ms (0 = no limit); checked from the next tick. */
+  setMaxProcessingTimeMs(ms: number): void {
+    this.#assertNotClosed();
+    this.#maxProcessingTimeMs = validateLimitMs("maxProcessingTimeMs", ms);
+  }
+
+  /** Sets how many retries a `RetryableError` gets; applies to completions from now on. */
+  setMaxRetryCount(count: number): void {
+    this.#assertNotClosed();
+    this.#maxRetryCount = validateRetryCount(count);
+  }
+
+  /** A fresh, plain snapshot of the settings: `new MessageQueue({ ...snapshot, onProcessMessage })` recreates them. */
+  retrieveOptions(): MessageQueueSettings {
+    return {
+      maxEnqueuedTimeMs: this.#maxEnqueuedTimeMs,
+      maxProcessingTimeMs: this.#maxProcessingTimeMs,
+      maxRetryCount: this.#maxRetryCount,
+    };
+  }
+
+  #now(): number {
+    try {
+      return this.#clock.now();
+    } catch (error) {
+      throw new QueueError("Configuration", "the queue's clock failed to tell the time", { cause: error });
+    }
+  }
+
+  #assertNotClosed(): void {
+    if (this.#phase === "Closed") throw new QueueError("ClientClosed", "the queue is stopped");
+  }
+
+  #enterPending(item: QueuedMessage<T>): void {
+    item.state = MessageState.Pending;
+    item.pendingTicket = ++this.#pendingTickets;
+    this.#pending.push(item);
+  }
+
+  #startAttempt(item: QueuedMessage<T>, now: number): void {
+    item.state = MessageState.InProgress;
+    item.processingStartedAt = now;
+    const attempt = new ProcessingAttempt(item, ++item.attempts, this.#finish);
+    item.current = attempt;
+    this.#inProgress.push(item);
+    let returned: unknown;
+    try {
+      returned = this.#process(item.message, attempt.complete, attempt);
+    } catch (error) {
+      this.#attemptFailed(attempt, error);
+      return;
+    }
+    if (typeof returned === "object" && returned !== null && "then" in returned)
+      this.#follow(attempt, returned);
+  }
+
+  // A processor's Promise completes its attempt, unless `complete` was called first.
+  #follow(attempt: ProcessingAttempt<T>, returned: object): void {
+    const then: unknown = (returned as { then: unknown }).then;
+    if (typeof then !== "function") return;
+    try {
+      then.call(
+        returned,
+        () => this.#completeAttempt(attempt, MessageQueueResult.Success, undefined),
+        (error: unknown) => this.#attemptFailed(attempt, error),
+      );
+    } catch (error) {
+      this.#attemptFailed(attempt, error);
+    }
+  }
+
+  #attemptFailed(attempt: ProcessingAttempt<T>, error: unknown): void {
+    if (attempt.item.current === attempt)
+      this.#completeAttempt(
+        attempt,
+        isRetryable(error) ? MessageQueueResult.RetryableError : MessageQueueResult.Error,
+        error,
+      );
+    // A failure after the queue aborted the attempt is the processor reacting to the abort.
+    else if (!attempt.aborted) this.#reportCallbackError(error, attempt.item.message);
+  }
+
+  #completeAttempt(attempt: ProcessingAttempt<T>, result: MessageQueueResult, reason: unknown): void {
+    if (!isMessageQueueResult(result))
+      throw new QueueError("Validation", `complete() needs a MessageQueueResult, got ${String(result)}`);
+    const item = attempt.item;
+    if (item.current !== attempt) return;
+    item.current = undefined;
+    this.#inProgress.remove(item);
+    let final = result;
+    if (result === MessageQueueResult.RetryableError) {
+      if (item.attempts <= this.#maxRetryCount) {
+        this.#enterPending(item);
+        return;
+      }
+      final = MessageQueueResult.Error;
+    }
+    this.#complete(item, final, reason);
+  }
+
+  #expireEnqueued(now: number): void {
+    for (
+      let item = this.#arrivals.oldest;
+      item !== undefined && this.#maxEnqueuedTimeMs > 0 && now - item.enqueuedAt >= this.#maxEnqueuedTimeMs;
+      item = this.#arrivals.oldest
+    ) {
+      const reason = new QueueError(
+        "Timeout",
+        `the message stayed ${now - item.enqueuedAt} ms in the queue; maxEnqueuedTimeMs is ${this.#maxEnqueuedTimeMs}`,
+      );
+      this.#leaveLists(item, reason);
+      this.#complete(item, MessageQueueResult.Timeout, reason);
+    }
+  }
+
+  // The in-progress list is in order of processing start, so expired attempts are all at its head.
+  #expireProcessing(now: number): void {
+    for (
+      let item = this.#inProgress.head;
+      item !== undefined &&
+      this.#maxProcessingTimeMs > 0 &&
+      now - item.processingStartedAt >= this.#maxProcessingTimeMs;
+      item = this.#inProgress.head
+    ) {
+      const reason = new QueueError(
+        "Timeout",
+        `attempt ${item.attempts} ran ${now - item.processingStartedAt} ms; maxProcessingTimeMs is ${this.#maxProcessingTimeMs}`,
+      );
+      this.#leaveLists(item, reason);
+      this.#complete(item, MessageQueueResult.Timeout, reason);
+    }
+  }
+
+  // The seed fails each message of the tick with Error when the time cannot be read.
+  #failPending(clockFailure: unknown): void {
+    const lastTicket = this.#pendingTickets;
+    for (
+      let item = this.#pending.head;
+      item !== undefined && item.pendingTicket <= lastTicket;
+      item = this.#pending.head
+    ) {
+      this.#pending.remove(item);
+      this.#complete(item, MessageQueueResult.Error, clockFailure);
+    }
+  }
+
+  // Takes a message out of its state list, aborting its attempt if one is running.
+  #leaveLists(item: QueuedMessage<T>, abortReason: unknown): void {
+    const attempt = item.current;
+    if (attempt === undefined) {
+      this.#pending.remove(item);
+      return;
+    }
+    item.current = undefined;
+    this.#inProgress.remove(item);
+    attempt.abort(abortReason);
+  }
+
+  #complete(item: QueuedMessage<T>, result: MessageQueueResult, reason: unknown): void {
+    item.state = MessageState.Completed;
+    this.#arrivals.remove(item);
+    const onCompleted = item.onCompleted;
+    if (onCompleted !== undefined) {
+      try {
+        onCompleted(item.message, result, reason, item.context);
+      } catch (error) {
+        this.#reportCallbackError(error, item.message);
+      }
+    }
+    if (this.#arrivals.size === 0) this.#becameEmpty();
+  }
+
+  #becameEmpty(): void {
+    this.#disarmTicker();
+    if (this.#phase !== "Draining") return;
+    this.#phase = "Closed";
+    this.#drainDeadline?.cancel();
+    this.#drainDeadline = undefined;
+    this.#drained?.();
+    this.#drained = undefined;
+  }
+
+  #reportCallbackError(error: unknown, message: T): void {
+    try {
+      this.#onCallbackError(error, message);
+    } catch (reportFailure) {
+      // The error handler itself failed: nothing is left to hand it to but the process.
+      queueMicrotask(() => {
+        throw reportFailure;
+      });
+    }
+  }
+
+  #armTicker(): void {
+    if (this.#intervalMs === undefined) return;
+    this.#ticker = this.#clock.setTimer(this.#onTicker, this.#intervalMs);
+  }
+
+  #disarmTicker(): void {
+    this.#ticker?.cancel();
+    this.#ticker = undefined;
+  }
+
+  readonly #onTicker = (): void => {
+    this.#ticker = undefined;
+    this.doWork();
+    if (this.#ticker === undefined && this.#arrivals.size > 0) this.#armTicker();
+  };
+}
+
+function resolveOutcome<T>(
+  _message: T,
+  result: MessageQueueResult,
+  reason: unknown,
+  resolve: (outcome: MessageOutcome) => void,
+): void {
+  resolve({ result, reason });
+}
+
+function warnCallbackError(error: unknown): void {
+  process.emitWarning(error instanceof Error ? error : String(error), {
+    code: "QUEUE_RUNTIME_CALLBACK_ERROR",
+  });
+}

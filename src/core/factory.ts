@@ -26,6 +26,13 @@ const registry = new Map<string, Registration>([
       createsQueues: true,
     },
   ],
+  [
+    "sqlite",
+    {
+      load: async () => (await import("../providers/sqlite/sqlite-provider.js")).createSqliteProvider,
+      createsQueues: true,
+    },
+  ],
 ]);
 
 function clockOf(provider: ProviderConfig): Clock | undefined {

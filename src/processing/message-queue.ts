@@ -79,7 +79,8 @@ export class MessageQueue<T> {
       throw new QueueError("Validation", "onCompleted must be a function");
     const item = new QueuedMessage<T>(
       message,
-      this.#now(),
+      // Without an enqueue limit nothing reads the time, so it is not asked for (see setMaxEnqueuedTimeMs).
+      this.#maxEnqueuedTimeMs > 0 ? this.#now() : UNSTAMPED,
       ++this.#arrivalTickets,
       // The context is stored untyped and handed back to the same callback, so its type still holds.
       onCompleted as MessageProcessingCompleted<T, unknown> | undefined,
@@ -109,15 +110,17 @@ export class MessageQueue<T> {
    */
   doWork(): void {
     if (this.#arrivals.size === 0) return;
-    let now: number;
-    try {
-      now = this.#now();
-    } catch (clockFailure) {
-      this.#failPending(clockFailure);
-      return;
+    let now = UNSTAMPED;
+    if (this.#maxEnqueuedTimeMs > 0 || this.#maxProcessingTimeMs > 0) {
+      try {
+        now = this.#now();
+      } catch (clockFailure) {
+        this.#failPending(clockFailure);
+        return;
+      }
+      if (this.#maxEnqueuedTimeMs > 0) this.#expireEnqueued(now);
+      if (this.#maxProcessingTimeMs > 0) this.#expireProcessing(now);
     }
-    if (this.#maxEnqueuedTimeMs > 0) this.#expireEnqueued(now);
-    if (this.#maxProcessingTimeMs > 0) this.#expireProcessing(now);
     const lastTicket = this.#pendingTickets;
     for (
       let item = this.#pending.head;
@@ -204,16 +207,34 @@ export class MessageQueue<T> {
     return this.#inProgress.size;
   }
 
-  /** Sets how long a message may stay in the queue, in ms (0 = no limit); checked from the next tick. */
+  /**
+   * Sets how long a message may stay in the queue, in ms (0 = no limit); checked from the next
+   * tick. Messages added while there was no limit count their time from this call.
+   */
   setMaxEnqueuedTimeMs(ms: number): void {
     this.#assertNotClosed();
-    this.#maxEnqueuedTimeMs = validateLimitMs("maxEnqueuedTimeMs", ms);
+    const limit = validateLimitMs("maxEnqueuedTimeMs", ms);
+    if (limit > 0 && this.#maxEnqueuedTimeMs === 0) {
+      const now = this.#now();
+      for (let item = this.#arrivals.oldest; item !== undefined; item = item.newer)
+        if (Number.isNaN(item.enqueuedAt)) item.enqueuedAt = now;
+    }
+    this.#maxEnqueuedTimeMs = limit;
   }
 
-  /** Sets how long one attempt may take, in ms (0 = no limit); checked from the next tick. */
+  /**
+   * Sets how long one attempt may take, in ms (0 = no limit); checked from the next tick.
+   * Attempts started while there was no limit count their time from this call.
+   */
   setMaxProcessingTimeMs(ms: number): void {
     this.#assertNotClosed();
-    this.#maxProcessingTimeMs = validateLimitMs("maxProcessingTimeMs", ms);
+    const limit = validateLimitMs("maxProcessingTimeMs", ms);
+    if (limit > 0 && this.#maxProcessingTimeMs === 0) {
+      const now = this.#now();
+      for (let item = this.#inProgress.head; item !== undefined; item = item.next)
+        if (Number.isNaN(item.processingStartedAt)) item.processingStartedAt = now;
+    }
+    this.#maxProcessingTimeMs = limit;
   }
 
   /** Sets how many retries a `RetryableError` gets; applies to completions from now on. */
@@ -419,6 +440,9 @@ export class MessageQueue<T> {
     if (this.#ticker === undefined && this.#arrivals.size > 0) this.#armTicker();
   };
 }
+
+/** The time of a message or attempt that no limit needed to measure (yet). */
+const UNSTAMPED = Number.NaN;
 
 function resolveOutcome<T>(
   _message: T,

@@ -23,8 +23,6 @@ export interface MessageHandle<T> {
   readonly state: MessageState;
   /** How many processing attempts have started (at most `maxRetryCount + 1`). */
   readonly attempts: number;
-  /** When the message was added, in the clock's milliseconds. */
-  readonly enqueuedAt: number;
 }
 
 /** One message held by the queue: its data, its place in the lists and its current attempt. */
@@ -33,8 +31,8 @@ export class QueuedMessage<T>
 {
   state: MessageState = MessageState.Pending;
   attempts = 0;
-  /** When the current attempt started (the tick that moved it to in progress). */
-  processingStartedAt = 0;
+  /** When the current attempt started (its tick's time); NaN while no processing limit needs it. */
+  processingStartedAt = Number.NaN;
   /** Position in the pending list, so a tick only takes messages that were pending when it began. */
   pendingTicket = 0;
   /** The attempt that may still complete it; `undefined` when none may. */
@@ -47,7 +45,8 @@ export class QueuedMessage<T>
   /** Holds `message` with the completion callback and context it was added with. */
   constructor(
     readonly message: T,
-    readonly enqueuedAt: number,
+    /** When the message was added; NaN while no enqueue limit needs it. */
+    public enqueuedAt: number,
     /** Position in arrival order, so `removeAll()` leaves alone what its own callbacks add. */
     readonly arrivalTicket: number,
     readonly onCompleted: MessageProcessingCompleted<T, unknown> | undefined,

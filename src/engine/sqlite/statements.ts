@@ -1,0 +1,86 @@
+import type BetterSqlite3 from "better-sqlite3";
+
+const MESSAGE_COLUMNS = `seq, queue, message_id, body, attributes, session_id, correlation_id, content_type,
+  properties, enqueued_at, expires_at, state, visible_at, lock_token, delivery_count, first_delivered_at, delivered_at`;
+
+// The sequence of a group's oldest ready message, read from the group index.
+const GROUP_HEAD = "(SELECT min(seq) FROM messages WHERE queue = ? AND session_id = ? AND state = 0)";
+
+/** Every statement the SQLite store runs, prepared once per connection. */
+export function prepareStatements(db: BetterSqlite3.Database) {
+  const sql = (text: string) => db.prepare(text);
+  return {
+    begin: sql("BEGIN IMMEDIATE"),
+    commit: sql("COMMIT"),
+    rollback: sql("ROLLBACK"),
+
+    getQueue: sql("SELECT settings FROM queues WHERE name = ?"),
+    listQueues: sql("SELECT name FROM queues ORDER BY name"),
+    putQueue: sql(
+      "INSERT INTO queues (name, settings) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET settings = excluded.settings",
+    ),
+    deleteQueue: sql("DELETE FROM queues WHERE name = ?"),
+    nextSequence: sql("UPDATE meta SET value = value + ? WHERE key = 'next_seq' RETURNING value"),
+
+    insertMessage: sql(
+      `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    getMessage: sql(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq = ? AND queue = ?`),
+    updateMessage: sql(`UPDATE messages SET state = ?, visible_at = ?, lock_token = ?, delivery_count = ?,
+      first_delivered_at = ?, delivered_at = ? WHERE seq = ? AND queue = ?`),
+    deleteMessage: sql("DELETE FROM messages WHERE seq = ? AND queue = ? RETURNING session_id"),
+    purgeReady: sql("DELETE FROM messages WHERE queue = ? AND state = 0"),
+    purgeWaiting: sql("DELETE FROM messages WHERE queue = ? AND state > 0"),
+
+    readyMessages: sql(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE queue = ? AND state = 0 ORDER BY seq LIMIT ?`,
+    ),
+    readyInGroup: sql(`SELECT ${MESSAGE_COLUMNS} FROM messages
+      WHERE queue = ? AND session_id = ? AND state = 0 ORDER BY seq LIMIT ?`),
+    lockedInGroup: sql(`SELECT ${MESSAGE_COLUMNS} FROM messages
+      WHERE queue = ? AND session_id = ? AND state = 2 ORDER BY seq`),
+    dueMessages: sql(`SELECT ${MESSAGE_COLUMNS} FROM messages
+      WHERE queue = ? AND state > 0 AND visible_at <= ? ORDER BY visible_at LIMIT ?`),
+    expiredMessages: sql(`SELECT ${MESSAGE_COLUMNS} FROM messages
+      WHERE queue = ? AND expires_at IS NOT NULL AND expires_at <= ? AND state < 2 ORDER BY expires_at LIMIT ?`),
+    nextDue: sql("SELECT min(visible_at) AS at FROM messages WHERE queue = ? AND state > 0"),
+    nextUnlock: sql(
+      "SELECT min(locked_until) AS at FROM groups WHERE queue = ? AND locked_until > ? AND head_seq IS NOT NULL",
+    ),
+    countReady: sql("SELECT count(*) AS n FROM messages WHERE queue = ? AND state = 0"),
+    countWaiting: sql(
+      "SELECT state, count(*) AS n FROM messages WHERE queue = ? AND state > 0 GROUP BY state",
+    ),
+
+    getGroup: sql(
+      "SELECT lock_kind, lock_token, locked_until, state FROM groups WHERE queue = ? AND session_id = ?",
+    ),
+    putGroup:
+      sql(`INSERT INTO groups (queue, session_id, lock_kind, lock_token, locked_until, state, head_seq)
+      VALUES (?, ?, ?, ?, ?, ?, ${GROUP_HEAD})
+      ON CONFLICT (queue, session_id) DO UPDATE SET lock_kind = excluded.lock_kind, lock_token = excluded.lock_token,
+        locked_until = excluded.locked_until, state = excluded.state`),
+    trackGroup: sql(`INSERT INTO groups (queue, session_id, head_seq) VALUES (?, ?, ${GROUP_HEAD})
+      ON CONFLICT (queue, session_id) DO UPDATE SET head_seq = excluded.head_seq`),
+    releaseGroup: sql(`UPDATE groups SET lock_kind = NULL, lock_token = NULL, locked_until = 0, state = NULL
+      WHERE queue = ? AND session_id = ?`),
+    dropIdleGroup:
+      sql(`DELETE FROM groups WHERE queue = @queue AND session_id = @session AND lock_kind IS NULL AND state IS NULL
+      AND NOT EXISTS (SELECT 1 FROM messages WHERE queue = @queue AND session_id = @session)`),
+    availableGroups: sql(`SELECT session_id FROM groups
+      WHERE queue = ? AND head_seq IS NOT NULL AND locked_until <= ? ORDER BY head_seq LIMIT ?`),
+    clearHeads: sql("UPDATE groups SET head_seq = NULL WHERE queue = ? AND head_seq IS NOT NULL"),
+    deleteGroups: sql("DELETE FROM groups WHERE queue = ?"),
+
+    findDuplicate: sql(`SELECT message_id, seq, expires_at FROM duplicates
+      WHERE queue = ? AND deduplication_id = ? AND expires_at > ?`),
+    putDuplicate:
+      sql(`INSERT OR REPLACE INTO duplicates (queue, deduplication_id, message_id, seq, expires_at)
+      VALUES (?, ?, ?, ?, ?)`),
+    pruneDuplicates: sql("DELETE FROM duplicates WHERE expires_at <= ?"),
+    deleteDuplicates: sql("DELETE FROM duplicates WHERE queue = ?"),
+  };
+}
+
+/** The prepared statements of one connection. */
+export type Statements = ReturnType<typeof prepareStatements>;

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { VirtualClock } from "../../../src/core/clock.js";
 import {
   canonicalRequest,
   credentialsLookup,
@@ -8,6 +7,7 @@ import {
   SigV4Verifier,
   sha256Hex,
 } from "../../../src/aws/sigv4/index.js";
+import { VirtualClock } from "../../../src/core/clock.js";
 import { readTestJson } from "../testdata.js";
 
 interface CapturedRequest {
@@ -31,11 +31,18 @@ function verifier(clock = new VirtualClock(CAPTURE_TIME), secret = samples.crede
   return new SigV4Verifier({
     service: "sqs",
     clock,
-    lookupSecret: credentialsLookup({ accessKeyId: samples.credentials.accessKeyId, secretAccessKey: secret }),
+    lookupSecret: credentialsLookup({
+      accessKeyId: samples.credentials.accessKeyId,
+      secretAccessKey: secret,
+    }),
   });
 }
 
-function toWire(request: CapturedRequest, headers = request.rawHeaders, body: Uint8Array = Buffer.from(request.body)) {
+function toWire(
+  request: CapturedRequest,
+  headers = request.rawHeaders,
+  body: Uint8Array = Buffer.from(request.body),
+) {
   return { method: request.method, path: request.path, headers: headers.flat(), body };
 }
 
@@ -128,15 +135,17 @@ describe("requests signed by @aws-sdk/client-sqs", () => {
 
   it("fails with RequestExpired more than 15 minutes either side of the request time", async () => {
     for (const offset of [15 * 60_000 + 1_000, -(15 * 60_000 + 1_000)]) {
-      await expect(verifier(new VirtualClock(CAPTURE_TIME + offset)).verify(toWire(sendMessage))).rejects.toSatisfy(
-        (error) => isSigV4Error(error, "RequestExpired"),
-      );
+      await expect(
+        verifier(new VirtualClock(CAPTURE_TIME + offset)).verify(toWire(sendMessage)),
+      ).rejects.toSatisfy((error) => isSigV4Error(error, "RequestExpired"));
     }
   });
 
   it("accepts a request 14 minutes either side of the server time", async () => {
     for (const offset of [14 * 60_000, -14 * 60_000]) {
-      await expect(verifier(new VirtualClock(CAPTURE_TIME + offset)).verify(toWire(sendMessage))).resolves.toBeDefined();
+      await expect(
+        verifier(new VirtualClock(CAPTURE_TIME + offset)).verify(toWire(sendMessage)),
+      ).resolves.toBeDefined();
     }
   });
 

@@ -18,13 +18,15 @@ const TEMP = {
   sessionToken: "token-1",
 };
 
+type SentHeaders = Record<string, string> & { authorization: string };
+
 const body = '{"QueueUrl":"http://127.0.0.1:9324/000000000000/orders","MessageBody":"hi"}';
 
 function signed(
   credentials: typeof KEY | typeof TEMP = KEY,
   options: { contentSha256Header?: boolean } = {},
 ) {
-  const headers = {
+  const headers: Record<string, string> = {
     host: "127.0.0.1:9324",
     "content-type": "application/x-amz-json-1.0",
     "x-amz-target": "AmazonSQS.SendMessage",
@@ -37,12 +39,8 @@ function signed(
     ...options,
   });
   const result = signer.sign({ method: "POST", path: "/", headers, body }, credentials);
-  return {
-    method: "POST",
-    path: "/",
-    headers: { ...headers, ...result.headers },
-    body,
-  } satisfies VerifiableRequest;
+  const sent: SentHeaders = { ...headers, ...result.headers, authorization: result.authorization };
+  return { method: "POST", path: "/", headers: sent, body } satisfies VerifiableRequest;
 }
 
 function verifier(options: { region?: string; clock?: VirtualClock; allowUnsignedPayload?: boolean } = {}) {

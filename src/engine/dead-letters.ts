@@ -46,22 +46,7 @@ export function moveToDeadLetter(
   };
   if (description !== undefined) attributes[DEAD_LETTER_ATTRIBUTES.description] = description;
   else delete attributes[DEAD_LETTER_ATTRIBUTES.description];
-  const { store } = context;
-  store.deleteMessage(queue.name, message.seq);
-  store.insertMessage(target.name, {
-    ...message,
-    seq: store.nextSequence(target.name, 1),
-    attributes,
-    sessionId: message.sessionId ?? (target.fifo ? queue.name : undefined),
-    expiresAt: null,
-    state: "ready",
-    visibleAt: context.clock.now(),
-    lockToken: null,
-    deliveryCount: 0,
-    firstDeliveredAt: null,
-    deliveredAt: null,
-  });
-  context.waiters.notify(target.name);
+  transfer(context, queue, target, message, attributes);
   return true;
 }
 
@@ -157,24 +142,44 @@ export function redrive(
 }
 
 function moveBack(context: EngineContext, from: QueueRecord, to: QueueRecord, message: MessageRecord): void {
-  const { store } = context;
   const attributes = { ...message.attributes };
   delete attributes[DEAD_LETTER_ATTRIBUTES.reason];
   delete attributes[DEAD_LETTER_ATTRIBUTES.description];
   delete attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue];
+  transfer(context, from, to, message, attributes);
+}
+
+/**
+ * Moves a message to another queue as a fresh delivery: same id and body, the given attributes,
+ * a new sequence number there, no lock, no time to live, its delivery count starting over.
+ */
+function transfer(
+  context: EngineContext,
+  from: QueueRecord,
+  to: QueueRecord,
+  message: MessageRecord,
+  attributes: Record<string, string>,
+): void {
+  const { store } = context;
+  const now = context.clock.now();
   store.deleteMessage(from.name, message.seq);
-  store.insertMessage(to.name, {
-    ...message,
-    seq: store.nextSequence(to.name, 1),
-    attributes,
-    sessionId: to.fifo ? (message.sessionId ?? from.name) : message.sessionId,
-    expiresAt: null,
-    state: "ready",
-    visibleAt: context.clock.now(),
-    lockToken: null,
-    deliveryCount: 0,
-    firstDeliveredAt: null,
-    deliveredAt: null,
-  });
+  store.insertMessage(
+    to.name,
+    {
+      ...message,
+      seq: 0,
+      attributes,
+      // A FIFO queue needs a session: a message from a standard queue joins one named after its source.
+      sessionId: to.fifo ? (message.sessionId ?? from.name) : message.sessionId,
+      expiresAt: null,
+      state: "ready",
+      visibleAt: now,
+      lockToken: null,
+      deliveryCount: 0,
+      firstDeliveredAt: null,
+      deliveredAt: null,
+    },
+    now,
+  );
   context.waiters.notify(to.name);
 }

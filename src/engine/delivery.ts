@@ -27,7 +27,6 @@ export function send(
     const queue = requireQueue(context, queueName);
     const now = context.clock.now();
     const outcomes: SendOutcome[] = [];
-    let seq = store.nextSequence(queue.name, messages.length);
     for (const message of messages) {
       if (queue.fifo && message.sessionId === undefined) {
         outcomes.push({ ok: false, error: missingSession(queue) });
@@ -41,8 +40,8 @@ export function send(
           continue;
         }
       }
-      const record = newRecord(queue, message, seq++, now);
-      store.insertMessage(queue.name, record);
+      const record = newRecord(queue, message, now);
+      store.insertMessage(queue.name, record, now);
       if (deduplicationId !== undefined)
         store.putDuplicate(queue.name, deduplicationId, {
           messageId: record.messageId,
@@ -60,12 +59,12 @@ function missingSession(queue: QueueRecord): QueueError {
   return new QueueError("Validation", `queue ${queue.name} is a FIFO queue: every message needs a sessionId`);
 }
 
-function newRecord(queue: QueueRecord, message: EngineMessage, seq: number, now: number): MessageRecord {
+function newRecord(queue: QueueRecord, message: EngineMessage, now: number): MessageRecord {
   const delayMs = message.delayMs ?? queue.defaultDelayMs;
   const timeToLiveMs = message.timeToLiveMs ?? queue.defaultTimeToLiveMs;
   const visibleAt = now + delayMs;
   return {
-    seq,
+    seq: 0,
     messageId: message.messageId ?? randomUUID(),
     body: message.body,
     attributes: message.attributes,

@@ -74,6 +74,11 @@ export class QueueEngine {
     return this.#context.defaults;
   }
 
+  /** Runs `fn` as one store transaction; engine calls inside it join it. */
+  transaction<T>(fn: () => T): T {
+    return this.#context.store.transaction(fn);
+  }
+
   /** Stores messages; one outcome per message, in order. */
   send(queue: string, messages: readonly EngineMessage[]): SendOutcome[] {
     return send(this.#context, queue, messages);

@@ -23,8 +23,8 @@ export interface QueueRecord {
 
 /** A message as the engine stores it; instants in ms since the epoch. */
 export interface MessageRecord {
-  /** Increasing per queue; also the delivery order. */
-  readonly seq: number;
+  /** Increasing per queue; also the delivery order. Assigned by the store when the message is inserted. */
+  seq: number;
   readonly messageId: string;
   readonly body: Uint8Array;
   readonly attributes: Readonly<Record<string, string>> | undefined;

@@ -21,10 +21,8 @@ export interface QueueStore {
   /** Removes a queue with its messages, groups and deduplication records. */
   deleteQueue(name: string): void;
 
-  /** Reserves `count` sequence numbers of a queue; returns the first. */
-  nextSequence(queue: string, count: number): number;
-  /** Stores a new message. */
-  insertMessage(queue: string, message: MessageRecord): void;
+  /** Stores a new message, giving it the next sequence number of its queue (set on `message.seq` and returned); `now` is the engine's time. */
+  insertMessage(queue: string, message: MessageRecord, now: number): number;
   /** A message by its sequence number. */
   getMessage(queue: string, seq: number): MessageRecord | undefined;
   /** Stores the new state, lock and delivery fields of a message already stored. */

@@ -114,15 +114,9 @@ export class MemoryStore implements QueueStore {
     this.#queues.delete(name);
   }
 
-  nextSequence(queue: string, count: number): number {
+  insertMessage(queue: string, message: MessageRecord): number {
     const q = this.#queue(queue);
-    const first = q.nextSeq;
-    q.nextSeq += count;
-    return first;
-  }
-
-  insertMessage(queue: string, message: MessageRecord): void {
-    const q = this.#queue(queue);
+    message.seq = q.nextSeq++;
     const group =
       q.record.fifo && message.sessionId !== undefined ? this.#group(q, message.sessionId) : undefined;
     const slot: Slot = {
@@ -138,6 +132,7 @@ export class MemoryStore implements QueueStore {
     q.counts[message.state]++;
     if (group) group.messages++;
     this.#index(q, slot);
+    return message.seq;
   }
 
   getMessage(queue: string, seq: number): MessageRecord | undefined {

@@ -8,12 +8,6 @@ export const SCHEMA_VERSION = 1;
 // whatever the depth: ready messages by sequence, due delays and locks by time, expiries by
 // time, a group's messages by sequence, and free groups by their oldest ready message.
 const VERSION_1 = `
-CREATE TABLE IF NOT EXISTS meta (
-  key TEXT PRIMARY KEY,
-  value INTEGER NOT NULL
-) WITHOUT ROWID;
-INSERT OR IGNORE INTO meta (key, value) VALUES ('next_seq', 1);
-
 CREATE TABLE IF NOT EXISTS queues (
   name TEXT PRIMARY KEY,
   settings TEXT NOT NULL

@@ -11,6 +11,7 @@ import {
   type StateCounts,
 } from "../records.js";
 import type { QueueStore } from "../store.js";
+import { Checkpointer } from "./checkpointer.js";
 import { openSchema } from "./schema.js";
 import { prepareStatements, type Statements } from "./statements.js";
 
@@ -50,6 +51,8 @@ interface GroupRow {
 }
 
 const STATE_CODE = { ready: 0, delayed: 1, locked: 2 } as const;
+/** Sequence numbers never fall below `now × this`: room for a thousand sends a millisecond before they run ahead of the clock, and safe integers until the year 2250. */
+const SEQUENCES_PER_MS = 1_024;
 /** Transactions between two rounds of housekeeping (expired deduplication ids, free pages). */
 const HOUSEKEEPING_EVERY = 2_000;
 /** Free pages the file may hold before they are handed back to the file system. */
@@ -97,6 +100,7 @@ export class SqliteStore implements QueueStore {
   readonly db: BetterSqlite3.Database;
   readonly #sql: Statements;
   readonly #queues = new Map<string, { settings: string; record: QueueRecord }>();
+  #checkpointer: Checkpointer | undefined;
   #depth = 0;
   #commits = 0;
   /** The engine's latest time, so housekeeping follows its clock (virtual in tests). */
@@ -117,6 +121,11 @@ export class SqliteStore implements QueueStore {
       throw error instanceof QueueError ? error : this.#failure(error);
     }
     this.#sql = prepareStatements(this.db);
+    if (this.db.memory) return;
+    this.db.pragma("wal_autocheckpoint = 0");
+    this.#checkpointer = new Checkpointer(path, () => {
+      if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
+    });
   }
 
   transaction<T>(fn: () => T): T {
@@ -147,6 +156,7 @@ export class SqliteStore implements QueueStore {
   }
 
   close(): void {
+    this.#checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 
@@ -180,14 +190,9 @@ export class SqliteStore implements QueueStore {
     this.#queues.delete(name);
   }
 
-  nextSequence(_queue: string, count: number): number {
-    const { value } = this.#sql.nextSequence.get(count) as { value: number };
-    return value - count;
-  }
-
-  insertMessage(queue: string, message: MessageRecord): void {
-    this.#sql.insertMessage.run(
-      message.seq,
+  insertMessage(queue: string, message: MessageRecord, now: number): number {
+    const { lastInsertRowid } = this.#sql.insertMessage.run(
+      now * SEQUENCES_PER_MS,
       queue,
       message.messageId,
       message.body,
@@ -205,7 +210,9 @@ export class SqliteStore implements QueueStore {
       message.firstDeliveredAt,
       message.deliveredAt,
     );
+    message.seq = Number(lastInsertRowid);
     this.#trackGroup(queue, message.sessionId);
+    return message.seq;
   }
 
   getMessage(queue: string, seq: number): MessageRecord | undefined {
@@ -242,11 +249,11 @@ export class SqliteStore implements QueueStore {
   }
 
   readyMessages(queue: string, limit: number): MessageRecord[] {
-    return (this.#sql.readyMessages.all(queue, limit) as MessageRow[]).map(toRecord);
+    return (this.#sql.readyMessages(limit).all(queue) as MessageRow[]).map(toRecord);
   }
 
   readyInGroup(queue: string, sessionId: string, limit: number): MessageRecord[] {
-    return (this.#sql.readyInGroup.all(queue, sessionId, limit) as MessageRow[]).map(toRecord);
+    return (this.#sql.readyInGroup(limit).all(queue, sessionId) as MessageRow[]).map(toRecord);
   }
 
   lockedInGroup(queue: string, sessionId: string): MessageRecord[] {
@@ -254,18 +261,18 @@ export class SqliteStore implements QueueStore {
   }
 
   availableGroups(queue: string, now: number, limit: number): string[] {
-    return (this.#sql.availableGroups.all(queue, now, limit) as { session_id: string }[]).map(
+    return (this.#sql.availableGroups(limit).all(queue, now) as { session_id: string }[]).map(
       (row) => row.session_id,
     );
   }
 
   dueMessages(queue: string, now: number, limit: number): MessageRecord[] {
     this.#now = now;
-    return (this.#sql.dueMessages.all(queue, now, limit) as MessageRow[]).map(toRecord);
+    return (this.#sql.dueMessages(limit).all(queue, now) as MessageRow[]).map(toRecord);
   }
 
   expiredMessages(queue: string, now: number, limit: number): MessageRecord[] {
-    return (this.#sql.expiredMessages.all(queue, now, limit) as MessageRow[]).map(toRecord);
+    return (this.#sql.expiredMessages(limit).all(queue, now) as MessageRow[]).map(toRecord);
   }
 
   nextWakeAt(queue: string, now: number): number | undefined {

@@ -14,6 +14,7 @@ import type { QueueEngine } from "../../engine/queue-engine.js";
 import { deadLetterQueueName, queueInfo } from "../../engine/queue-settings.js";
 import type { MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
+import { WriteBatcher } from "./write-batcher.js";
 
 const CENTURY_MS = 100 * 365 * 24 * 3_600_000;
 
@@ -68,6 +69,16 @@ function parseBase36(text: string): number {
   return text.length <= 11 ? Number.parseInt(text, 36) : Number.NaN;
 }
 
+/** How an engine provider runs a write: at once, or in the next group commit. */
+type Write = <T>(write: () => T) => Promise<T>;
+
+const directWrites: Write = async (write) => write();
+
+function batchedWrites(engine: QueueEngine): Write {
+  const batcher = new WriteBatcher((fn) => engine.transaction(fn));
+  return (write) => batcher.run(write);
+}
+
 /** The engine lock a receipt refers to; `InvalidReceipt` when the receipt was not issued by an engine. */
 export function lockOf(receipt: ReceiptHandle): LockReference {
   const dot = receipt.token.indexOf(".");
@@ -90,19 +101,26 @@ export class EngineProvider implements QueueProvider {
   /** Engine calls are synchronous and its waits end on time. */
   readonly enforcesTimeouts = true;
   readonly #release: () => void;
+  readonly #write: Write;
 
-  /** `release` runs once, on close (for example to close the store when its last user leaves). */
+  /**
+   * `release` runs once, on close (for example to close the store when its last user leaves);
+   * `groupCommit` runs writes issued in the same tick in one transaction (worth it where a
+   * commit costs I/O).
+   */
   constructor(
     engine: QueueEngine,
     providerType: ProviderType,
     capabilities: Capabilities,
     release: () => void,
+    options: { groupCommit?: boolean } = {},
   ) {
     this.engine = engine;
     this.providerType = providerType;
     this.capabilities = capabilities;
     this.admin = new EngineAdmin(engine);
     this.#release = release;
+    this.#write = options.groupCommit ? batchedWrites(engine) : directWrites;
   }
 
   async sendMessages(
@@ -110,9 +128,7 @@ export class EngineProvider implements QueueProvider {
     messages: readonly OutgoingMessage[],
     _context: OperationContext,
   ): Promise<BatchEntryResult[]> {
-    return this.engine
-      .send(queue, messages)
-      .map((outcome) => (outcome.ok ? { ok: true, messageId: outcome.messageId } : outcome));
+    return this.#write(() => this.engine.send(queue, messages));
   }
 
   async receiveMessages(
@@ -126,11 +142,13 @@ export class EngineProvider implements QueueProvider {
   }
 
   async completeMessage(receipt: ReceiptHandle): Promise<void> {
-    this.engine.complete(lockOf(receipt));
+    const lock = lockOf(receipt);
+    return this.#write(() => this.engine.complete(lock));
   }
 
   async abandonMessage(receipt: ReceiptHandle, delayMs: number): Promise<void> {
-    this.engine.abandon(lockOf(receipt), delayMs);
+    const lock = lockOf(receipt);
+    return this.#write(() => this.engine.abandon(lock, delayMs));
   }
 
   async deadLetterMessage(
@@ -138,11 +156,13 @@ export class EngineProvider implements QueueProvider {
     reason: string,
     description: string | undefined,
   ): Promise<void> {
-    this.engine.deadLetter(lockOf(receipt), reason, description);
+    const lock = lockOf(receipt);
+    return this.#write(() => this.engine.deadLetter(lock, reason, description));
   }
 
   async renewMessageLock(receipt: ReceiptHandle): Promise<Date> {
-    return new Date(this.engine.renew(lockOf(receipt)));
+    const lock = lockOf(receipt);
+    return new Date(await this.#write(() => this.engine.renew(lock)));
   }
 
   async acceptSession(

@@ -42,5 +42,5 @@ export async function createSqliteProvider(
       pollIntervalMs: SQLITE_POLL_INTERVAL_MS,
     });
   const { engine, release } = acquireEngine(`sqlite:${fileKey(sqlite.path)}`, create);
-  return new EngineProvider(engine, "sqlite", capabilities, release);
+  return new EngineProvider(engine, "sqlite", capabilities, release, { groupCommit: true });
 }

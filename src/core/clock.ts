@@ -10,17 +10,20 @@ export interface TimerHandle {
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
-  /** Runs `callback` once, `delayMs` from now. */
-  setTimer(callback: () => void, delayMs: number): TimerHandle;
+  /**
+   * Runs `callback` once, `delayMs` from now. A `background` timer does not keep the process
+   * alive by itself (a deadline watching other work); others do (a wait someone awaits).
+   */
+  setTimer(callback: () => void, delayMs: number, background?: boolean): TimerHandle;
 }
 
 /** Node's timers cannot wait longer than this; longer waits are re-armed. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** The real clock: `Date.now()` and Node's timers, which never keep the process alive on their own. */
+/** The real clock: `Date.now()` and Node's timers. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimer(callback, delayMs) {
+  setTimer(callback, delayMs, background = false) {
     const due = Date.now() + delayMs;
     let timer: NodeJS.Timeout;
     const arm = (ms: number) => {
@@ -32,7 +35,7 @@ export const systemClock: Clock = {
         },
         Math.min(Math.max(ms, 0), MAX_TIMER_MS),
       );
-      timer.unref();
+      if (background) timer.unref();
     };
     arm(delayMs);
     return { cancel: () => clearTimeout(timer) };

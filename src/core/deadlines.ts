@@ -54,7 +54,7 @@ export class Deadlines {
   #arm(due: number): void {
     this.#timer?.cancel();
     this.#timerDue = due;
-    this.#timer = this.#clock.setTimer(() => this.#fire(), due - this.#clock.now());
+    this.#timer = this.#clock.setTimer(() => this.#fire(), due - this.#clock.now(), true);
   }
 
   #fire(): void {

@@ -261,15 +261,20 @@ export class QueueEngine {
   ): Promise<T | undefined> {
     const { clock, store, waiters } = this.#context;
     const deadline = clock.now() + waitMs;
-    for (;;) {
-      const got = attempt();
-      if (got !== undefined) return got;
+    let dueAt = deadline;
+    for (let tryNow = true; ; ) {
+      if (tryNow) {
+        const got = attempt();
+        if (got !== undefined) return got;
+      }
       const now = clock.now();
       if (now >= deadline) return undefined;
-      let wakeAt = Math.min(deadline, store.transaction(() => store.nextWakeAt(queue, now)) ?? deadline);
-      if (this.#pollIntervalMs !== undefined) wakeAt = Math.min(wakeAt, now + this.#pollIntervalMs);
-      await waiters.wait(queue, Math.max(wakeAt, now + 1), signal);
+      dueAt = Math.min(deadline, store.transaction(() => store.nextWakeAt(queue, now)) ?? deadline);
+      const wakeAt = this.#pollIntervalMs === undefined ? dueAt : Math.min(dueAt, now + this.#pollIntervalMs);
+      const notified = await waiters.wait(queue, Math.max(wakeAt, now + 1), signal);
       if (signal?.aborted) return undefined;
+      // A poll tick tries again only when another process changed the store; a wake-up or a due time always does.
+      tryNow = notified || clock.now() >= dueAt || store.changedElsewhere?.() !== false;
     }
   }
 }

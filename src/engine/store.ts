@@ -49,6 +49,9 @@ export interface QueueStore {
   /** Counts by stored state (locks that ended but were not yet released still count as locked). */
   countMessages(queue: string): StateCounts;
 
+  /** For stores other processes write too: whether any of them committed since this was last asked. */
+  changedElsewhere?(): boolean;
+
   /** A group of a FIFO queue. */
   getGroup(queue: string, sessionId: string): GroupRecord | undefined;
   /** Adds or replaces a group. */

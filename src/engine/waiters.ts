@@ -13,9 +13,9 @@ export class Waiters {
     this.#clock = clock;
   }
 
-  /** Resolves when `queue` is notified, at `untilMs`, or when `signal` aborts, whichever comes first. */
-  wait(queue: string, untilMs: number, signal: AbortSignal | undefined): Promise<void> {
-    if (signal?.aborted) return Promise.resolve();
+  /** Resolves when `queue` is notified (`true`), or at `untilMs` or when `signal` aborts (`false`). */
+  wait(queue: string, untilMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+    if (signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
       let waiters = this.#byQueue.get(queue);
       if (waiters === undefined) {
@@ -23,16 +23,18 @@ export class Waiters {
         this.#byQueue.set(queue, waiters);
       }
       const set = waiters;
-      const wake = () => {
+      const end = (notified: boolean) => {
         timer.cancel();
-        signal?.removeEventListener("abort", wake);
-        set.delete(wake);
+        signal?.removeEventListener("abort", stop);
+        set.delete(notify);
         if (set.size === 0 && this.#byQueue.get(queue) === set) this.#byQueue.delete(queue);
-        resolve();
+        resolve(notified);
       };
-      const timer = this.#clock.setTimer(wake, Math.max(0, untilMs - this.#clock.now()));
-      signal?.addEventListener("abort", wake, { once: true });
-      set.add(wake);
+      const notify = () => end(true);
+      const stop = () => end(false);
+      const timer = this.#clock.setTimer(stop, Math.max(0, untilMs - this.#clock.now()));
+      signal?.addEventListener("abort", stop, { once: true });
+      set.add(notify);
     });
   }
 

@@ -102,6 +102,7 @@ export class SqliteStore implements QueueStore {
   readonly #queues = new Map<string, { settings: string; record: QueueRecord }>();
   #checkpointer: Checkpointer | undefined;
   #depth = 0;
+  #dataVersion = -1;
   #commits = 0;
   /** The engine's latest time, so housekeeping follows its clock (virtual in tests). */
   #now = 0;
@@ -334,6 +335,13 @@ export class SqliteStore implements QueueStore {
     this.#sql.putDuplicate.run(queue, deduplicationId, record.messageId, record.seq, record.expiresAt);
   }
 
+  changedElsewhere(): boolean {
+    const version = this.#sql.dataVersion.get() as number;
+    const changed = version !== this.#dataVersion;
+    this.#dataVersion = version;
+    return changed;
+  }
+
   /** Size of the file in pages and how many of them are free, for tests of growth. */
   pageCounts(): { pages: number; free: number } {
     return {
@@ -352,9 +360,13 @@ export class SqliteStore implements QueueStore {
       this.#sql.trackGroup.run(queue, sessionId, queue, sessionId);
   }
 
-  // Bounded upkeep every so many commits: forget expired deduplication ids, return free pages.
+  // Upkeep every so many commits, so a store under steady load keeps its size.
   #afterCommit(): void {
-    if (++this.#commits % HOUSEKEEPING_EVERY !== 0) return;
+    if (++this.#commits % HOUSEKEEPING_EVERY === 0) this.housekeeping();
+  }
+
+  /** Forgets expired deduplication ids and hands free pages beyond a small reserve back to the file system. */
+  housekeeping(): void {
     try {
       if (this.#now > 0) this.#sql.pruneDuplicates.run(this.#now);
       const free = this.db.pragma("freelist_count", { simple: true }) as number;

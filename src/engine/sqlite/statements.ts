@@ -29,6 +29,7 @@ export function prepareStatements(db: BetterSqlite3.Database) {
   const sql = (text: string) => db.prepare(text);
   return {
     begin: sql("BEGIN IMMEDIATE"),
+    dataVersion: sql("PRAGMA data_version").pluck(),
     commit: sql("COMMIT"),
     rollback: sql("ROLLBACK"),
 

@@ -9,7 +9,7 @@ import { acquireEngine } from "../engine/shared-engines.js";
 import { ENGINE_MAX_BATCH_SIZE, maxMessageBytesOf } from "../memory/memory-provider.js";
 
 /** How often a waiting receive looks for messages sent by other processes sharing the file. */
-export const SQLITE_POLL_INTERVAL_MS = 50;
+export const SQLITE_POLL_INTERVAL_MS = 25;
 
 // One engine per file per process: the same path through a symlink or a relative path is the same file.
 function fileKey(path: string): string {

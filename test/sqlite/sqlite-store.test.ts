@@ -1,0 +1,151 @@
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../../src/engine/sqlite/schema.js";
+import { SqliteStore } from "../../src/engine/sqlite/sqlite-store.js";
+import { prepareStatements } from "../../src/engine/sqlite/statements.js";
+import { createClient, QueueError, VirtualClock } from "../../src/index.js";
+
+const directory = mkdtempSync(join(tmpdir(), "queue-runtime-sqlite-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+let files = 0;
+const newPath = () => join(directory, `store-${++files}.db`);
+
+function plan(db: Database.Database, source: string): string {
+  const parameters = Array.from({ length: source.split("?").length - 1 }, () => "x");
+  const rows = db.prepare(`EXPLAIN QUERY PLAN ${source}`).all(...parameters) as { detail: string }[];
+  return rows.map((row) => row.detail).join(" | ");
+}
+
+describe("sqlite store", () => {
+  it("answers every question of the engine from an index: no table scan, no sort", () => {
+    const store = new SqliteStore(newPath());
+    const sql = prepareStatements(store.db);
+    const reads = {
+      readyMessages: sql.readyMessages(10).source,
+      readyInGroup: sql.readyInGroup(10).source,
+      dueMessages: sql.dueMessages(10).source,
+      expiredMessages: sql.expiredMessages(10).source,
+      availableGroups: sql.availableGroups(10).source,
+      lockedInGroup: sql.lockedInGroup.source,
+      getMessage: sql.getMessage.source,
+      nextDue: sql.nextDue.source,
+      nextUnlock: sql.nextUnlock.source,
+      getGroup: sql.getGroup.source,
+      findDuplicate: sql.findDuplicate.source,
+    };
+    const plans = Object.fromEntries(
+      Object.entries(reads).map(([name, source]) => [name, plan(store.db, source)]),
+    );
+    console.info("query plans:", plans);
+    for (const [name, detail] of Object.entries(plans)) {
+      expect(detail, name).toMatch(/SEARCH/);
+      expect(detail, name).not.toMatch(/\bSCAN\b|TEMP B-TREE/);
+    }
+    expect(plans.readyMessages).toContain("messages_ready");
+    expect(plans.dueMessages).toContain("messages_due");
+    expect(plans.expiredMessages).toContain("messages_expiry");
+    expect(plans.readyInGroup).toContain("messages_group");
+    expect(plans.availableGroups).toContain("groups_head");
+    store.close();
+  });
+
+  it("creates a versioned WAL schema and refuses a file from a newer version", () => {
+    const path = newPath();
+    new SqliteStore(path).close();
+    const db = new Database(path);
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    expect(db.pragma("auto_vacuum", { simple: true })).toBe(2);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    let error: unknown;
+    try {
+      new SqliteStore(path);
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(QueueError.is(error, "Configuration")).toBe(true);
+    expect(String(error)).toContain("schema version");
+  });
+
+  it("keeps queues and unacknowledged messages across a restart", async () => {
+    const path = newPath();
+    const before = await createClient(`sqlite:${path}`);
+    await before.admin.createQueue("kept.fifo", { lockDurationMs: 1_000 });
+    await before.sendMessages("kept.fifo", [
+      { body: "one", sessionId: "s" },
+      { body: "two", sessionId: "s" },
+    ]);
+    await before.admin.createQueue("plain", { lockDurationMs: 1_000 });
+    await before.sendMessage("plain", { body: "locked", attributes: { a: "1" } });
+    expect(await before.receiveMessage("plain")).not.toBeNull();
+    await before.close();
+    const after = await createClient(`sqlite:${path}`);
+    expect(await after.admin.listQueues()).toEqual(["kept.fifo", "plain"]);
+    expect((await after.admin.getQueue("kept.fifo"))?.fifo).toBe(true);
+    const session = await after.acceptSession("kept.fifo");
+    expect((await session.receiveMessages(10)).map((message) => message.text())).toEqual(["one", "two"]);
+    expect((await after.admin.getQueueStats("plain")).inFlight).toBe(1);
+    const again = await after.receiveMessage("plain", 5_000);
+    expect(again?.text()).toBe("locked");
+    expect(again?.deliveryCount).toBe(2);
+    expect(again?.attributes).toEqual({ a: "1" });
+    await after.close();
+  });
+
+  it("removes completed and expired messages and does not grow under a steady load", async () => {
+    const path = newPath();
+    const clock = new VirtualClock();
+    const client = await createClient({ provider: { type: "sqlite", path, clock } });
+    await client.admin.createQueue("steady", { deadLetterOnExpiration: false });
+    const store = new SqliteStore(path);
+    const body = "x".repeat(200);
+    const cycle = async (rounds: number) => {
+      for (let round = 0; round < rounds; round++) {
+        await client.sendMessages(
+          "steady",
+          Array.from({ length: 10 }, () => body),
+        );
+        await client.sendMessage("steady", { body, timeToLiveMs: 1_000 });
+        await clock.advance(1_500);
+        const received = await client.receiveMessages("steady", 20);
+        await Promise.all(received.map((message) => client.completeMessage(message.receiptHandle)));
+      }
+    };
+    await cycle(300);
+    store.housekeeping();
+    const warm = store.pageCounts().pages;
+    await cycle(1_500);
+    store.housekeeping();
+    const later = store.pageCounts().pages;
+    expect(later).toBeLessThanOrEqual(warm + 64);
+    const rows = store.db.prepare("SELECT count(*) AS n FROM messages").get() as { n: number };
+    expect(rows.n).toBe(0);
+    expect(await client.admin.getQueueStats("steady")).toEqual({
+      active: 0,
+      inFlight: 0,
+      delayed: 0,
+      deadLettered: 0,
+    });
+
+    // A burst grows the file; once drained, housekeeping gives the space back.
+    await client.sendMessages(
+      "burst",
+      Array.from({ length: 5_000 }, () => "y".repeat(2_000)),
+    );
+    store.housekeeping();
+    const grown = store.pageCounts().pages;
+    await client.admin.purgeQueue("burst");
+    store.housekeeping();
+    const { pages, free } = store.pageCounts();
+    expect(pages).toBeLessThan(grown / 2);
+    expect(free).toBeLessThanOrEqual(2_048);
+    store.db.pragma("wal_checkpoint(TRUNCATE)");
+    expect(statSync(path).size).toBeLessThan(grown * 4096);
+    store.close();
+    await client.close();
+  }, 60_000);
+});

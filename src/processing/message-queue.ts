@@ -80,7 +80,7 @@ export class MessageQueue<T> {
     const item = new QueuedMessage<T>(
       message,
       // Without an enqueue limit nothing reads the time, so it is not asked for (see setMaxEnqueuedTimeMs).
-      this.#maxEnqueuedTimeMs > 0 ? this.#now() : UNSTAMPED,
+      this.#maxEnqueuedTimeMs > 0 ? this.#now() : undefined,
       ++this.#arrivalTickets,
       // The context is stored untyped and handed back to the same callback, so its type still holds.
       onCompleted as MessageProcessingCompleted<T, unknown> | undefined,
@@ -110,7 +110,7 @@ export class MessageQueue<T> {
    */
   doWork(): void {
     if (this.#arrivals.size === 0) return;
-    let now = UNSTAMPED;
+    let now: number | undefined;
     if (this.#maxEnqueuedTimeMs > 0 || this.#maxProcessingTimeMs > 0) {
       try {
         now = this.#now();
@@ -121,6 +121,8 @@ export class MessageQueue<T> {
       if (this.#maxEnqueuedTimeMs > 0) this.#expireEnqueued(now);
       if (this.#maxProcessingTimeMs > 0) this.#expireProcessing(now);
     }
+    // Only a processing limit needs the start time: without one, no number is stored per attempt.
+    const startedAt = this.#maxProcessingTimeMs > 0 ? now : undefined;
     const lastTicket = this.#pendingTickets;
     for (
       let item = this.#pending.head;
@@ -128,7 +130,7 @@ export class MessageQueue<T> {
       item = this.#pending.head
     ) {
       this.#pending.remove(item);
-      this.#startAttempt(item, now);
+      this.#startAttempt(item, startedAt);
     }
   }
 
@@ -216,8 +218,7 @@ export class MessageQueue<T> {
     const limit = validateLimitMs("maxEnqueuedTimeMs", ms);
     if (limit > 0 && this.#maxEnqueuedTimeMs === 0) {
       const now = this.#now();
-      for (let item = this.#arrivals.oldest; item !== undefined; item = item.newer)
-        if (Number.isNaN(item.enqueuedAt)) item.enqueuedAt = now;
+      for (let item = this.#arrivals.oldest; item !== undefined; item = item.newer) item.enqueuedAt ??= now;
     }
     this.#maxEnqueuedTimeMs = limit;
   }
@@ -232,7 +233,7 @@ export class MessageQueue<T> {
     if (limit > 0 && this.#maxProcessingTimeMs === 0) {
       const now = this.#now();
       for (let item = this.#inProgress.head; item !== undefined; item = item.next)
-        if (Number.isNaN(item.processingStartedAt)) item.processingStartedAt = now;
+        item.processingStartedAt ??= now;
     }
     this.#maxProcessingTimeMs = limit;
   }
@@ -270,9 +271,9 @@ export class MessageQueue<T> {
     this.#pending.push(item);
   }
 
-  #startAttempt(item: QueuedMessage<T>, now: number): void {
+  #startAttempt(item: QueuedMessage<T>, startedAt: number | undefined): void {
     item.state = MessageState.InProgress;
-    item.processingStartedAt = now;
+    item.processingStartedAt = startedAt;
     const attempt = new ProcessingAttempt(item, ++item.attempts, this.#finish);
     item.current = attempt;
     this.#inProgress.push(item);
@@ -331,15 +332,15 @@ export class MessageQueue<T> {
     this.#complete(item, final, reason);
   }
 
+  // Re-reads the limit each time round: a Timeout callback may change it.
   #expireEnqueued(now: number): void {
-    for (
-      let item = this.#arrivals.oldest;
-      item !== undefined && this.#maxEnqueuedTimeMs > 0 && now - item.enqueuedAt >= this.#maxEnqueuedTimeMs;
-      item = this.#arrivals.oldest
-    ) {
+    for (let item = this.#arrivals.oldest; item !== undefined; item = this.#arrivals.oldest) {
+      const limit = this.#maxEnqueuedTimeMs;
+      const waited = now - (item.enqueuedAt ?? now);
+      if (limit === 0 || waited < limit) return;
       const reason = new QueueError(
         "Timeout",
-        `the message stayed ${now - item.enqueuedAt} ms in the queue; maxEnqueuedTimeMs is ${this.#maxEnqueuedTimeMs}`,
+        `the message stayed ${waited} ms in the queue; maxEnqueuedTimeMs is ${limit}`,
       );
       this.#leaveLists(item, reason);
       this.#complete(item, MessageQueueResult.Timeout, reason);
@@ -348,16 +349,13 @@ export class MessageQueue<T> {
 
   // The in-progress list is in order of processing start, so expired attempts are all at its head.
   #expireProcessing(now: number): void {
-    for (
-      let item = this.#inProgress.head;
-      item !== undefined &&
-      this.#maxProcessingTimeMs > 0 &&
-      now - item.processingStartedAt >= this.#maxProcessingTimeMs;
-      item = this.#inProgress.head
-    ) {
+    for (let item = this.#inProgress.head; item !== undefined; item = this.#inProgress.head) {
+      const limit = this.#maxProcessingTimeMs;
+      const ran = now - (item.processingStartedAt ?? now);
+      if (limit === 0 || ran < limit) return;
       const reason = new QueueError(
         "Timeout",
-        `attempt ${item.attempts} ran ${now - item.processingStartedAt} ms; maxProcessingTimeMs is ${this.#maxProcessingTimeMs}`,
+        `attempt ${item.attempts} ran ${ran} ms; maxProcessingTimeMs is ${limit}`,
       );
       this.#leaveLists(item, reason);
       this.#complete(item, MessageQueueResult.Timeout, reason);
@@ -440,9 +438,6 @@ export class MessageQueue<T> {
     if (this.#ticker === undefined && this.#arrivals.size > 0) this.#armTicker();
   };
 }
-
-/** The time of a message or attempt that no limit needed to measure (yet). */
-const UNSTAMPED = Number.NaN;
 
 function resolveOutcome<T>(
   _message: T,

@@ -31,8 +31,11 @@ export class QueuedMessage<T>
 {
   state: MessageState = MessageState.Pending;
   attempts = 0;
-  /** When the current attempt started (its tick's time); NaN while no processing limit needs it. */
-  processingStartedAt = Number.NaN;
+  /**
+   * When the current attempt started (its tick's time); undefined while no processing limit needs
+   * it. Left untyped-by-default rather than NaN so V8 keeps no boxed number per message.
+   */
+  processingStartedAt: number | undefined = undefined;
   /** Position in the pending list, so a tick only takes messages that were pending when it began. */
   pendingTicket = 0;
   /** The attempt that may still complete it; `undefined` when none may. */
@@ -45,8 +48,8 @@ export class QueuedMessage<T>
   /** Holds `message` with the completion callback and context it was added with. */
   constructor(
     readonly message: T,
-    /** When the message was added; NaN while no enqueue limit needs it. */
-    public enqueuedAt: number,
+    /** When the message was added; undefined while no enqueue limit needs it. */
+    public enqueuedAt: number | undefined,
     /** Position in arrival order, so `removeAll()` leaves alone what its own callbacks add. */
     readonly arrivalTicket: number,
     readonly onCompleted: MessageProcessingCompleted<T, unknown> | undefined,

@@ -99,8 +99,15 @@ export class StandardQueueClient implements QueueClient {
   }
 
   async sendMessage(queue: string, message: MessageInput): Promise<string> {
-    const [id] = await this.sendMessages(queue, [message]);
-    return id!;
+    try {
+      const [id] = await this.sendMessages(queue, [message]);
+      return id!;
+    } catch (error) {
+      // A batch of one that failed failed for its one reason.
+      const only = QueueError.is(error, "PartialBatchFailure") ? error.results?.[0] : undefined;
+      if (only !== undefined && !only.ok) throw only.error;
+      throw error;
+    }
   }
 
   async sendMessages(queue: string, messages: readonly MessageInput[]): Promise<string[]> {

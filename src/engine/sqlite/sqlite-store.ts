@@ -23,25 +23,27 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-interface MessageRow {
-  seq: number;
-  queue: string;
-  message_id: string;
-  body: Buffer;
-  attributes: string | null;
-  session_id: string | null;
-  correlation_id: string | null;
-  content_type: string | null;
-  properties: string | null;
-  enqueued_at: number;
-  expires_at: number | null;
-  state: number;
-  visible_at: number;
-  lock_token: string | null;
-  delivery_count: number;
-  first_delivered_at: number | null;
-  delivered_at: number | null;
-}
+// A message row as an array in the column order of MESSAGE_COLUMNS: better-sqlite3 builds
+// arrays (raw mode) several times faster than objects with seventeen keys.
+type MessageRow = [
+  seq: number,
+  queue: string,
+  messageId: string,
+  body: Buffer,
+  attributes: string | null,
+  sessionId: string | null,
+  correlationId: string | null,
+  contentType: string | null,
+  properties: string | null,
+  enqueuedAt: number,
+  expiresAt: number | null,
+  state: number,
+  visibleAt: number,
+  lockToken: string | null,
+  deliveryCount: number,
+  firstDeliveredAt: number | null,
+  deliveredAt: number | null,
+];
 
 interface GroupRow {
   lock_kind: string | null;
@@ -67,22 +69,22 @@ const jsonOrNull = (value: Readonly<Record<string, string>> | undefined): string
 
 function toRecord(row: MessageRow): MessageRecord {
   return {
-    seq: row.seq,
-    messageId: row.message_id,
-    body: row.body,
-    attributes: optionalJson(row.attributes),
-    sessionId: row.session_id ?? undefined,
-    correlationId: row.correlation_id ?? undefined,
-    contentType: row.content_type ?? undefined,
-    properties: optionalJson(row.properties),
-    enqueuedAt: row.enqueued_at,
-    expiresAt: row.expires_at,
-    state: MESSAGE_STATES[row.state]!,
-    visibleAt: row.visible_at,
-    lockToken: row.lock_token,
-    deliveryCount: row.delivery_count,
-    firstDeliveredAt: row.first_delivered_at,
-    deliveredAt: row.delivered_at,
+    seq: row[0],
+    messageId: row[2],
+    body: row[3],
+    attributes: optionalJson(row[4]),
+    sessionId: row[5] ?? undefined,
+    correlationId: row[6] ?? undefined,
+    contentType: row[7] ?? undefined,
+    properties: optionalJson(row[8]),
+    enqueuedAt: row[9],
+    expiresAt: row[10],
+    state: MESSAGE_STATES[row[11]]!,
+    visibleAt: row[12],
+    lockToken: row[13],
+    deliveryCount: row[14],
+    firstDeliveredAt: row[15],
+    deliveredAt: row[16],
   };
 }
 
@@ -262,9 +264,7 @@ export class SqliteStore implements QueueStore {
   }
 
   availableGroups(queue: string, now: number, limit: number): string[] {
-    return (this.#sql.availableGroups(limit).all(queue, now) as { session_id: string }[]).map(
-      (row) => row.session_id,
-    );
+    return (this.#sql.availableGroups(limit).all(queue, now) as [string][]).map((row) => row[0]);
   }
 
   dueMessages(queue: string, now: number, limit: number): MessageRecord[] {

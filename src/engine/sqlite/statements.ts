@@ -17,7 +17,7 @@ function limited(db: BetterSqlite3.Database, text: string): (limit: number) => B
     if (statement === undefined) {
       if (!Number.isSafeInteger(limit) || limit < 0)
         throw new RangeError(`a LIMIT must be a whole number, not ${limit}`);
-      statement = db.prepare(`${text} LIMIT ${limit}`);
+      statement = db.prepare(`${text} LIMIT ${limit}`).raw();
       byLimit.set(limit, statement);
     }
     return statement;
@@ -44,7 +44,7 @@ export function prepareStatements(db: BetterSqlite3.Database) {
     // rising after a queue drains without a counter row rewritten (one more page) on every send.
     insertMessage: sql(`INSERT INTO messages (${MESSAGE_COLUMNS})
       VALUES (max(coalesce((SELECT max(seq) FROM messages), 0) + 1, ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    getMessage: sql(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq = ? AND queue = ?`),
+    getMessage: sql(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq = ? AND queue = ?`).raw(),
     updateMessage: sql(`UPDATE messages SET state = ?, visible_at = ?, lock_token = ?, delivery_count = ?,
       first_delivered_at = ?, delivered_at = ? WHERE seq = ? AND queue = ?`),
     deleteMessage: sql("DELETE FROM messages WHERE seq = ? AND queue = ? RETURNING session_id"),
@@ -60,7 +60,7 @@ export function prepareStatements(db: BetterSqlite3.Database) {
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE queue = ? AND session_id = ? AND state = 0 ORDER BY seq`,
     ),
     lockedInGroup: sql(`SELECT ${MESSAGE_COLUMNS} FROM messages
-      WHERE queue = ? AND session_id = ? AND state = 2 ORDER BY seq`),
+      WHERE queue = ? AND session_id = ? AND state = 2 ORDER BY seq`).raw(),
     dueMessages: limited(
       db,
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE queue = ? AND state > 0 AND visible_at <= ? ORDER BY visible_at`,

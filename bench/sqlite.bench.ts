@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Queue, Worker } from "bullmq";
+import PgBoss from "pg-boss";
+import { createClient } from "../src/index.js";
+import { bestOf, type Measurement, measure, report } from "./lib.js";
+
+const MESSAGES = Number(process.env.SQLITE_BENCH_MESSAGES ?? 100_000);
+/** Anchors one at a time are slow; they run a tenth as many and are compared by rate. */
+const SINGLE = Math.max(1_000, Math.floor(MESSAGES / 10));
+const body = JSON.stringify({ order: 42, sku: "A-1", qty: 3 });
+const POSTGRES = process.env.POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const REDIS = { host: "127.0.0.1", port: 6379 };
+const directory = mkdtempSync(join(tmpdir(), "queue-runtime-bench-"));
+
+async function ours(batch: number, synchronous: "NORMAL" | "FULL", count: number): Promise<Measurement> {
+  const path = join(directory, `bench-${batch}-${synchronous}-${Date.now()}.db`);
+  const client = await createClient({ provider: { type: "sqlite", path, synchronous } });
+  await client.admin.createQueue("bench");
+  const bodies = Array.from({ length: batch }, () => body);
+  const name = `queue-runtime sqlite, ${batch === 1 ? "one at a time" : `batches of ${batch}`}, synchronous=${synchronous}`;
+  const result = await measure(name, count, async () => {
+    for (let sent = 0; sent < count; sent += batch) {
+      if (batch === 1) await client.sendMessage("bench", body);
+      else await client.sendMessages("bench", bodies);
+      const received = await client.receiveMessages("bench", batch);
+      await Promise.all(received.map((message) => client.completeMessage(message.receiptHandle)));
+    }
+  });
+  await client.close();
+  return result;
+}
+
+async function pgBoss(batch: number, count: number): Promise<Measurement> {
+  const boss = new PgBoss({ connectionString: POSTGRES, schema: "queue_runtime_bench" });
+  boss.on("error", () => undefined);
+  await boss.start();
+  await boss.deleteQueue("bench").catch(() => undefined);
+  await boss.createQueue("bench");
+  const result = await measure(`pg-boss 10 (PostgreSQL), ${batch === 1 ? "one at a time" : `batches of ${batch}`}`, count, async () => {
+    for (let sent = 0; sent < count; sent += batch) {
+      if (batch === 1) await boss.send("bench", { body });
+      else await boss.insert(Array.from({ length: batch }, () => ({ name: "bench", data: { body } })));
+      const jobs = await boss.fetch("bench", { batchSize: batch });
+      await boss.complete("bench", jobs.map((job) => job.id));
+    }
+  });
+  await boss.stop({ graceful: false, wait: true });
+  return result;
+}
+
+async function bullmq(batch: number, count: number): Promise<Measurement> {
+  const name = `bench-${batch}`;
+  const queue = new Queue(name, { connection: REDIS });
+  await queue.obliterate({ force: true });
+  const result = await measure(`BullMQ 6 (Redis), ${batch === 1 ? "one at a time" : `batches of ${batch}`}`, count, async () => {
+    let completed = 0;
+    const finished = new Promise<void>((resolve) => {
+      const worker = new Worker(name, async () => undefined, { connection: REDIS, concurrency: batch });
+      worker.on("completed", () => {
+        if (++completed === count) void worker.close().then(resolve);
+      });
+    });
+    const jobs = Array.from({ length: batch }, () => ({ name: "m", data: { body }, opts: { removeOnComplete: true } }));
+    for (let sent = 0; sent < count; sent += batch) {
+      if (batch === 1) await queue.add("m", { body }, { removeOnComplete: true });
+      else await queue.addBulk(jobs);
+    }
+    await finished;
+  });
+  await queue.close();
+  return result;
+}
+
+/** Produce, consume and acknowledge small messages: our SQLite provider against pg-boss and BullMQ. */
+export async function run(): Promise<void> {
+  try {
+    const batched = await bestOf(2, () => ours(10, "NORMAL", MESSAGES));
+    const batchedFull = await bestOf(1, () => ours(10, "FULL", MESSAGES));
+    const bossBatched = await bestOf(1, () => pgBoss(10, MESSAGES));
+    const bullBatched = await bestOf(1, () => bullmq(10, MESSAGES));
+    report(
+      `SQLite provider vs pg-boss and BullMQ: send + receive + complete, batches of 10`,
+      [batched, batchedFull, bossBatched, bullBatched],
+      batched.name,
+    );
+    const single = await bestOf(2, () => ours(1, "NORMAL", MESSAGES / 5));
+    const singleFull = await bestOf(1, () => ours(1, "FULL", SINGLE));
+    const bossSingle = await bestOf(1, () => pgBoss(1, SINGLE));
+    const bullSingle = await bestOf(1, () => bullmq(1, SINGLE));
+    report(
+      "SQLite provider vs pg-boss and BullMQ: one message at a time",
+      [single, singleFull, bossSingle, bullSingle],
+      single.name,
+    );
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}

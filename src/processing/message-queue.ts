@@ -1,5 +1,6 @@
-import { type Clock, systemClock, type TimerHandle } from "../core/clock.js";
+import { type Clock, systemClock } from "../core/clock.js";
 import { QueueError } from "../core/errors.js";
+import { Drain } from "./drain.js";
 import { ArrivalList, StateList } from "./message-lists.js";
 import { isMessageQueueResult, type MessageOutcome, MessageQueueResult } from "./message-queue-result.js";
 import {
@@ -19,6 +20,8 @@ import {
 import { type AttemptFinisher, ProcessingAttempt } from "./processing-attempt.js";
 import { type MessageHandle, MessageState, QueuedMessage } from "./queued-message.js";
 import { isRetryable } from "./retryable-error.js";
+import { Ticker } from "./ticker.js";
+import { type Expire, expireEnqueued, expireProcessing } from "./timeouts.js";
 
 /** Open takes messages; Draining finishes what it holds; Closed holds nothing and takes nothing. */
 type Phase = "Open" | "Draining" | "Closed";
@@ -44,11 +47,8 @@ export class MessageQueue<T> {
   #pendingTickets = 0;
   #arrivalTickets = 0;
   #phase: Phase = "Open";
-  #intervalMs: number | undefined = undefined;
-  #ticker: TimerHandle | undefined = undefined;
-  #drainDeadline: TimerHandle | undefined = undefined;
-  #drained: (() => void) | undefined = undefined;
-  #stopped: Promise<void> | undefined = undefined;
+  readonly #ticker: Ticker;
+  #drain: Drain | undefined = undefined;
 
   /** Creates an empty queue; throws `Validation` when `onProcessMessage` or a setting is missing or wrong. */
   constructor(options: MessageQueueOptions<T>) {
@@ -59,6 +59,11 @@ export class MessageQueue<T> {
     this.#maxEnqueuedTimeMs = settings.maxEnqueuedTimeMs;
     this.#maxProcessingTimeMs = settings.maxProcessingTimeMs;
     this.#maxRetryCount = settings.maxRetryCount;
+    this.#ticker = new Ticker(
+      this.#clock,
+      () => this.doWork(),
+      () => this.#arrivals.size > 0,
+    );
   }
 
   /**
@@ -88,7 +93,7 @@ export class MessageQueue<T> {
     );
     this.#arrivals.push(item);
     this.#enterPending(item);
-    if (this.#intervalMs !== undefined && this.#ticker === undefined) this.#armTicker();
+    this.#ticker.schedule();
     return item;
   }
 
@@ -118,8 +123,10 @@ export class MessageQueue<T> {
         this.#failPending(clockFailure);
         return;
       }
-      if (this.#maxEnqueuedTimeMs > 0) this.#expireEnqueued(now);
-      if (this.#maxProcessingTimeMs > 0) this.#expireProcessing(now);
+      if (this.#maxEnqueuedTimeMs > 0)
+        expireEnqueued(this.#arrivals, now, () => this.#maxEnqueuedTimeMs, this.#expire);
+      if (this.#maxProcessingTimeMs > 0)
+        expireProcessing(this.#inProgress, now, () => this.#maxProcessingTimeMs, this.#expire);
     }
     // Only a processing limit needs the start time: without one, no number is stored per attempt.
     const startedAt = this.#maxProcessingTimeMs > 0 ? now : undefined;
@@ -141,10 +148,7 @@ export class MessageQueue<T> {
   start(options: StartOptions = {}): void {
     const intervalMs = resolveStartOptions(options);
     if (this.#phase !== "Open") throw new QueueError("ClientClosed", "a stopped queue cannot start again");
-    if (this.#intervalMs === intervalMs) return;
-    this.#intervalMs = intervalMs;
-    this.#disarmTicker();
-    if (this.#arrivals.size > 0) this.#armTicker();
+    this.#ticker.start(intervalMs);
   }
 
   /**
@@ -157,25 +161,23 @@ export class MessageQueue<T> {
   stop(options: StopOptions = {}): Promise<void> {
     const { drain, timeoutMs } = resolveStopOptions(options);
     if (this.#phase === "Closed") return Promise.resolve();
-    if (this.#phase === "Draining" && this.#stopped !== undefined) {
+    const running = this.#drain;
+    if (this.#phase === "Draining" && running !== undefined) {
       if (!drain) this.removeAll();
-      return this.#stopped;
+      return running.done;
     }
     if (!drain || this.#arrivals.size === 0) {
       this.#phase = "Closed";
       this.removeAll();
-      this.#disarmTicker();
+      this.#ticker.cancel();
       return Promise.resolve();
     }
     this.#phase = "Draining";
-    this.#stopped = new Promise((resolve) => {
-      this.#drained = resolve;
-    });
-    if (timeoutMs > 0) this.#drainDeadline = this.#clock.setTimer(() => this.removeAll(), timeoutMs);
-    this.#intervalMs ??= DEFAULT_INTERVAL_MS;
+    const draining = new Drain(this.#clock, timeoutMs, () => this.removeAll());
+    this.#drain = draining;
+    this.#ticker.start(this.#ticker.intervalMs ?? DEFAULT_INTERVAL_MS);
     this.doWork();
-    if (this.#phase === "Draining" && this.#ticker === undefined) this.#armTicker();
-    return this.#stopped;
+    return draining.done;
   }
 
   /**
@@ -332,35 +334,10 @@ export class MessageQueue<T> {
     this.#complete(item, final, reason);
   }
 
-  // Re-reads the limit each time round: a Timeout callback may change it.
-  #expireEnqueued(now: number): void {
-    for (let item = this.#arrivals.oldest; item !== undefined; item = this.#arrivals.oldest) {
-      const limit = this.#maxEnqueuedTimeMs;
-      const waited = now - (item.enqueuedAt ?? now);
-      if (limit === 0 || waited < limit) return;
-      const reason = new QueueError(
-        "Timeout",
-        `the message stayed ${waited} ms in the queue; maxEnqueuedTimeMs is ${limit}`,
-      );
-      this.#leaveLists(item, reason);
-      this.#complete(item, MessageQueueResult.Timeout, reason);
-    }
-  }
-
-  // The in-progress list is in order of processing start, so expired attempts are all at its head.
-  #expireProcessing(now: number): void {
-    for (let item = this.#inProgress.head; item !== undefined; item = this.#inProgress.head) {
-      const limit = this.#maxProcessingTimeMs;
-      const ran = now - (item.processingStartedAt ?? now);
-      if (limit === 0 || ran < limit) return;
-      const reason = new QueueError(
-        "Timeout",
-        `attempt ${item.attempts} ran ${ran} ms; maxProcessingTimeMs is ${limit}`,
-      );
-      this.#leaveLists(item, reason);
-      this.#complete(item, MessageQueueResult.Timeout, reason);
-    }
-  }
+  readonly #expire: Expire<T> = (item, reason) => {
+    this.#leaveLists(item, reason);
+    this.#complete(item, MessageQueueResult.Timeout, reason);
+  };
 
   // The seed fails each message of the tick with Error when the time cannot be read.
   #failPending(clockFailure: unknown): void {
@@ -402,13 +379,11 @@ export class MessageQueue<T> {
   }
 
   #becameEmpty(): void {
-    this.#disarmTicker();
+    this.#ticker.cancel();
     if (this.#phase !== "Draining") return;
     this.#phase = "Closed";
-    this.#drainDeadline?.cancel();
-    this.#drainDeadline = undefined;
-    this.#drained?.();
-    this.#drained = undefined;
+    this.#drain?.finish();
+    this.#drain = undefined;
   }
 
   #reportCallbackError(error: unknown, message: T): void {
@@ -421,22 +396,6 @@ export class MessageQueue<T> {
       });
     }
   }
-
-  #armTicker(): void {
-    if (this.#intervalMs === undefined) return;
-    this.#ticker = this.#clock.setTimer(this.#onTicker, this.#intervalMs);
-  }
-
-  #disarmTicker(): void {
-    this.#ticker?.cancel();
-    this.#ticker = undefined;
-  }
-
-  readonly #onTicker = (): void => {
-    this.#ticker = undefined;
-    this.doWork();
-    if (this.#ticker === undefined && this.#arrivals.size > 0) this.#armTicker();
-  };
 }
 
 function resolveOutcome<T>(

@@ -32,3 +32,11 @@ export {
   sqsTarget,
 } from "./sqs-operations.js";
 export type * from "./sqs-types.js";
+export {
+  checkBatchEntries,
+  checkMessageAttributes,
+  checkMessageSystemAttributes,
+  findInvalidCharacter,
+  MAX_BATCH_ENTRIES,
+  MAX_MESSAGE_ATTRIBUTES,
+} from "./sqs-validation.js";

@@ -59,8 +59,14 @@ export function parseAuthorization(value: string): ParsedAuthorization {
       missing.map((name) => `Authorization header requires '${name}' parameter.`).join(" "),
     );
   }
+  const credential = parseCredential(components.get("Credential")!);
+  // Listed field by field: spreading the credential object costs more than the rest of the parse.
   return {
-    ...parseCredential(components.get("Credential")!),
+    accessKeyId: credential.accessKeyId,
+    date: credential.date,
+    region: credential.region,
+    service: credential.service,
+    terminator: credential.terminator,
     signedHeaders: parseSignedHeaders(components.get("SignedHeaders")!),
     signature: parseSignature(components.get("Signature")!),
   };

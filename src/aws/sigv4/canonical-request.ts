@@ -73,7 +73,8 @@ export function parseAmzDate(value: string): number | undefined {
     number,
     number,
   ];
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
   const ms = Date.UTC(year, month - 1, day, hour, minute, second);
-  // Date.UTC rolls 20150231 over into March; a real timestamp formats back to itself.
-  return formatAmzDate(ms) === value ? ms : undefined;
+  // Date.UTC rolls 20150231 over into March; a real day of the month survives unchanged.
+  return day >= 1 && new Date(ms).getUTCDate() === day ? ms : undefined;
 }

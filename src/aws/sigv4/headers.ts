@@ -25,11 +25,18 @@ export function forEachHeader(headers: HttpHeaders, visit: (name: string, value:
 
 /** The value of header `name` (lower case), repeats joined with `,`; undefined when absent. */
 export function getHeader(headers: HttpHeaders, name: string): string | undefined {
-  if (!isRawHeaders(headers)) {
-    const direct = headers[name];
-    if (direct !== undefined) return typeof direct === "string" ? direct : direct.join(",");
-  }
   let found: string | undefined;
+  if (isRawHeaders(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      const header = headers[i]!;
+      // Comparing lengths first spares lower-casing nearly every other header.
+      if (header.length !== name.length || header.toLowerCase() !== name) continue;
+      found = found === undefined ? headers[i + 1]! : `${found},${headers[i + 1]!}`;
+    }
+    return found;
+  }
+  const direct = headers[name];
+  if (direct !== undefined) return typeof direct === "string" ? direct : direct.join(",");
   forEachHeader(headers, (header, value) => {
     if (header === name) found = found === undefined ? value : `${found},${value}`;
   });

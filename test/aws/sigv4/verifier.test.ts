@@ -4,7 +4,9 @@ import type { SigV4ErrorCode, VerifiableRequest } from "../../../src/aws/sigv4/i
 import {
   canonicalUri,
   credentialsLookup,
+  formatAmzDate,
   isSigV4Error,
+  parseAmzDate,
   SigV4Signer,
   SigV4Verifier,
 } from "../../../src/aws/sigv4/index.js";
@@ -248,5 +250,23 @@ describe("canonical URI", () => {
     expect(canonicalUri("")).toBe("/");
     expect(canonicalUri("//a//b/./c/../")).toBe("/a/b/");
     expect(canonicalUri("/a/..")).toBe("/");
+  });
+});
+
+describe("X-Amz-Date", () => {
+  it("reads valid timestamps and refuses impossible ones", () => {
+    expect(parseAmzDate("20150830T123600Z")).toBe(Date.UTC(2015, 7, 30, 12, 36, 0));
+    expect(parseAmzDate("20240229T235959Z")).toBe(Date.UTC(2024, 1, 29, 23, 59, 59));
+    for (const value of [
+      "20150231T000000Z",
+      "20151301T000000Z",
+      "20150830T240000Z",
+      "20150830T126000Z",
+      "20150800T000000Z",
+      "2015-08-30T12:36:00Z",
+    ]) {
+      expect(parseAmzDate(value), value).toBeUndefined();
+    }
+    expect(formatAmzDate(Date.UTC(2015, 7, 30, 12, 36, 0, 999))).toBe("20150830T123600Z");
   });
 });

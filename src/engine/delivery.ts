@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { QueueError } from "../core/errors.js";
 import type { OutgoingMessage } from "../core/provider.js";
 import { type EngineContext, requireQueue } from "./context.js";
-import { DEAD_LETTER_REASONS, deadLetterOrFail, dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
-import { deliveriesExhausted, maintain, release, releaseGroupIfIdle } from "./maintenance.js";
+import { DEAD_LETTER_REASONS, dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
+import { deliveriesExhausted, maintain } from "./maintenance.js";
 import type { MessageRecord, QueueRecord } from "./records.js";
 
 /** The outcome of one sent message: its id and sequence number, or why it was refused. */
@@ -73,7 +73,7 @@ function newRecord(queue: QueueRecord, message: EngineMessage, now: number): Mes
     contentType: message.contentType,
     properties: message.properties,
     enqueuedAt: now,
-    expiresAt: timeToLiveMs === null ? null : visibleAt + timeToLiveMs,
+    expiresAt: timeToLiveMs === null ? null : now + timeToLiveMs,
     state: delayMs > 0 ? "delayed" : "ready",
     visibleAt,
     lockToken: null,
@@ -113,13 +113,18 @@ export function lockForDelivery(
 }
 
 /** One attempt to receive up to `max` messages from a queue; on a FIFO queue, whole groups at a time. */
-export function receive(context: EngineContext, queueName: string, max: number): MessageRecord[] {
+export function receive(
+  context: EngineContext,
+  queueName: string,
+  max: number,
+  lockDurationMs?: number,
+): MessageRecord[] {
   const { store } = context;
   return store.transaction(() => {
     const queue = requireQueue(context, queueName);
     const now = context.clock.now();
     maintain(context, queue, now);
-    const lockedUntil = now + queue.lockDurationMs;
+    const lockedUntil = now + (lockDurationMs ?? queue.lockDurationMs);
     const received: MessageRecord[] = [];
     for (let round = 0; round < 4 && received.length < max; round++) {
       const before = received.length;
@@ -162,90 +167,4 @@ function receiveGroups(
     }
     if (received.length >= max) break;
   }
-}
-
-/** The message a receipt's lock refers to, failing with `InvalidReceipt` when that lock is gone. */
-function lockedMessage(
-  context: EngineContext,
-  queueName: string,
-  seq: number,
-  lockToken: string,
-  now: number,
-) {
-  const queue = context.store.getQueue(queueName);
-  if (queue === undefined) throw new QueueError("InvalidReceipt", `queue ${queueName} no longer exists`);
-  const message = context.store.getMessage(queueName, seq);
-  if (message === undefined || message.state !== "locked" || message.lockToken !== lockToken)
-    throw new QueueError(
-      "InvalidReceipt",
-      "this receipt's lock is gone: the message was settled or received again",
-    );
-  if (message.visibleAt <= now)
-    throw new QueueError("InvalidReceipt", "this receipt's lock has expired; the message is visible again");
-  return { queue, message };
-}
-
-/** A reference to a lock: the queue, the message's sequence number and the lock token. */
-export interface LockReference {
-  readonly queue: string;
-  readonly seq: number;
-  readonly lockToken: string;
-}
-
-/** Removes a locked message for good. */
-export function complete(context: EngineContext, lock: LockReference): void {
-  context.store.transaction(() => {
-    const now = context.clock.now();
-    const { queue, message } = lockedMessage(context, lock.queue, lock.seq, lock.lockToken, now);
-    context.store.deleteMessage(queue.name, message.seq);
-    releaseGroupIfIdle(context, queue, message.sessionId, now);
-  });
-}
-
-/** Releases a lock: the message is delivered again after `delayMs` (or dead-lettered when its deliveries are used up). */
-export function abandon(context: EngineContext, lock: LockReference, delayMs: number): void {
-  context.store.transaction(() => {
-    const now = context.clock.now();
-    const { queue, message } = lockedMessage(context, lock.queue, lock.seq, lock.lockToken, now);
-    release(context, queue, message, now + delayMs, now);
-  });
-}
-
-/** Moves a locked message to the dead-letter queue with a reason. */
-export function deadLetter(
-  context: EngineContext,
-  lock: LockReference,
-  reason: string,
-  description: string | undefined,
-): void {
-  context.store.transaction(() => {
-    const now = context.clock.now();
-    const { queue, message } = lockedMessage(context, lock.queue, lock.seq, lock.lockToken, now);
-    deadLetterOrFail(context, queue, message, reason, description);
-    releaseGroupIfIdle(context, queue, message.sessionId, now);
-  });
-}
-
-/** Extends a message lock by the queue's lock duration from now; resolves the new expiry. */
-export function renew(context: EngineContext, lock: LockReference): number {
-  return context.store.transaction(() => {
-    const now = context.clock.now();
-    const { queue, message } = lockedMessage(context, lock.queue, lock.seq, lock.lockToken, now);
-    const group =
-      queue.fifo && message.sessionId !== undefined
-        ? context.store.getGroup(queue.name, message.sessionId)
-        : undefined;
-    if (group?.lockKind === "session")
-      throw new QueueError(
-        "Unsupported",
-        "messages of an accepted session are locked by the session: renew the session lock",
-      );
-    message.visibleAt = now + queue.lockDurationMs;
-    context.store.updateMessage(queue.name, message);
-    if (group !== undefined && group.lockedUntil < message.visibleAt) {
-      group.lockedUntil = message.visibleAt;
-      context.store.putGroup(queue.name, group);
-    }
-    return message.visibleAt;
-  });
 }

@@ -22,7 +22,7 @@ export function release(
   visibleAt: number,
   now: number,
 ): void {
-  message.lockToken = null;
+  // The last lock token stays with the message until it is received again (see SettleOptions.allowExpired).
   if (deliveriesExhausted(queue, message)) {
     if (moveToDeadLetter(context, queue, message, DEAD_LETTER_REASONS.maxDeliveryCount, undefined)) {
       releaseGroupIfIdle(context, queue, message.sessionId, now);

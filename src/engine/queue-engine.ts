@@ -3,17 +3,7 @@ import { type Clock, systemClock } from "../core/clock.js";
 import { QueueError } from "../core/errors.js";
 import { type EngineContext, requireQueue, tokenSource } from "./context.js";
 import { type RedriveOptions, redrive } from "./dead-letters.js";
-import {
-  abandon,
-  complete,
-  deadLetter,
-  type EngineMessage,
-  type LockReference,
-  receive,
-  renew,
-  type SendOutcome,
-  send,
-} from "./delivery.js";
+import { type EngineMessage, receive, type SendOutcome, send } from "./delivery.js";
 import { maintain } from "./maintenance.js";
 import { type EngineDefaults, queueInfo, queueRecord, resolveEngineDefaults } from "./queue-settings.js";
 import type { MessageRecord, QueueRecord } from "./records.js";
@@ -26,6 +16,14 @@ import {
   type SessionLock,
   setSessionState,
 } from "./sessions.js";
+import {
+  abandon,
+  complete,
+  deadLetter,
+  extendLock,
+  type LockReference,
+  type SettleOptions,
+} from "./settlement.js";
 import type { QueueStore } from "./store.js";
 import { Waiters } from "./waiters.js";
 
@@ -84,14 +82,20 @@ export class QueueEngine {
     return send(this.#context, queue, messages);
   }
 
-  /** Receives up to `max` messages, waiting up to `waitMs` for the first. */
-  receive(queue: string, max: number, waitMs = 0, signal?: AbortSignal): Promise<MessageRecord[]> {
-    return this.#untilSome(queue, waitMs, signal, () => receive(this.#context, queue, max));
+  /** Receives up to `max` messages, waiting up to `waitMs` for the first; `lockDurationMs` overrides the queue's. */
+  receive(
+    queue: string,
+    max: number,
+    waitMs = 0,
+    signal?: AbortSignal,
+    lockDurationMs?: number,
+  ): Promise<MessageRecord[]> {
+    return this.#untilSome(queue, waitMs, signal, () => receive(this.#context, queue, max, lockDurationMs));
   }
 
   /** Removes a locked message for good. */
-  complete(lock: LockReference): void {
-    complete(this.#context, lock);
+  complete(lock: LockReference, options?: SettleOptions): void {
+    complete(this.#context, lock, options);
   }
 
   /** Releases a lock; the message is delivered again after `delayMs`. */
@@ -104,9 +108,9 @@ export class QueueEngine {
     deadLetter(this.#context, lock, reason, description);
   }
 
-  /** Extends a message lock from now; returns the new expiry. */
-  renew(lock: LockReference): number {
-    return renew(this.#context, lock);
+  /** Sets a message lock to end `durationMs` from now (the queue's lock duration by default; 0 releases it); returns the new expiry. */
+  extendLock(lock: LockReference, durationMs?: number): number {
+    return extendLock(this.#context, lock, durationMs);
   }
 
   /** Locks a session (the one named, or the next available within `waitMs`); `NoSessionAvailable` when none came. */

@@ -9,11 +9,11 @@ import type {
   SessionProvider,
 } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
-import type { LockReference } from "../../engine/delivery.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import { deadLetterQueueName, queueInfo } from "../../engine/queue-settings.js";
 import type { MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
+import type { LockReference } from "../../engine/settlement.js";
 import { WriteBatcher } from "./write-batcher.js";
 
 const CENTURY_MS = 100 * 365 * 24 * 3_600_000;
@@ -162,7 +162,7 @@ export class EngineProvider implements QueueProvider {
 
   async renewMessageLock(receipt: ReceiptHandle): Promise<Date> {
     const lock = lockOf(receipt);
-    return new Date(await this.#write(() => this.engine.renew(lock)));
+    return new Date(await this.#write(() => this.engine.extendLock(lock)));
   }
 
   async acceptSession(

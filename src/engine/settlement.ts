@@ -1,0 +1,108 @@
+import { QueueError } from "../core/errors.js";
+import type { EngineContext } from "./context.js";
+import { deadLetterOrFail } from "./dead-letters.js";
+import { release, releaseGroupIfIdle } from "./maintenance.js";
+import type { MessageRecord, QueueRecord } from "./records.js";
+
+/** A reference to a lock: the queue, the message's sequence number and the lock token. */
+export interface LockReference {
+  readonly queue: string;
+  readonly seq: number;
+  readonly lockToken: string;
+}
+
+/** How strictly a settlement checks its lock. */
+export interface SettleOptions {
+  /**
+   * Accept a lock that has expired as long as the message was not received again since (SQS
+   * lets the latest receipt of a standard queue delete its message after the visibility timeout).
+   */
+  allowExpired?: boolean;
+}
+
+/** The message a receipt's lock refers to, failing with `InvalidReceipt` when that lock is gone. */
+function lockedMessage(
+  context: EngineContext,
+  lock: LockReference,
+  now: number,
+  options: SettleOptions = {},
+): { queue: QueueRecord; message: MessageRecord } {
+  const queue = context.store.getQueue(lock.queue);
+  if (queue === undefined) throw new QueueError("InvalidReceipt", `queue ${lock.queue} no longer exists`);
+  const message = context.store.getMessage(lock.queue, lock.seq);
+  if (message === undefined || message.lockToken !== lock.lockToken)
+    throw new QueueError(
+      "InvalidReceipt",
+      "this receipt's lock is gone: the message was settled or received again",
+    );
+  if (!options.allowExpired && (message.state !== "locked" || message.visibleAt <= now))
+    throw new QueueError("InvalidReceipt", "this receipt's lock has expired; the message is visible again", {
+      providerCode: "MessageNotInflight",
+    });
+  return { queue, message };
+}
+
+/** Removes a locked message for good. */
+export function complete(context: EngineContext, lock: LockReference, options?: SettleOptions): void {
+  context.store.transaction(() => {
+    const now = context.clock.now();
+    const { queue, message } = lockedMessage(context, lock, now, options);
+    context.store.deleteMessage(queue.name, message.seq);
+    releaseGroupIfIdle(context, queue, message.sessionId, now);
+  });
+}
+
+/** Releases a lock: the message is delivered again after `delayMs` (or dead-lettered when its deliveries are used up). */
+export function abandon(context: EngineContext, lock: LockReference, delayMs: number): void {
+  context.store.transaction(() => {
+    const now = context.clock.now();
+    const { queue, message } = lockedMessage(context, lock, now);
+    release(context, queue, message, now + delayMs, now);
+  });
+}
+
+/** Moves a locked message to the dead-letter queue with a reason. */
+export function deadLetter(
+  context: EngineContext,
+  lock: LockReference,
+  reason: string,
+  description: string | undefined,
+): void {
+  context.store.transaction(() => {
+    const now = context.clock.now();
+    const { queue, message } = lockedMessage(context, lock, now);
+    deadLetterOrFail(context, queue, message, reason, description);
+    releaseGroupIfIdle(context, queue, message.sessionId, now);
+  });
+}
+
+/**
+ * Sets a lock to end `durationMs` from now (the queue's lock duration by default); 0 releases the
+ * message at once. Returns the new expiry. Messages of an accepted session follow its lock instead.
+ */
+export function extendLock(context: EngineContext, lock: LockReference, durationMs?: number): number {
+  return context.store.transaction(() => {
+    const now = context.clock.now();
+    const { queue, message } = lockedMessage(context, lock, now);
+    const group =
+      queue.fifo && message.sessionId !== undefined
+        ? context.store.getGroup(queue.name, message.sessionId)
+        : undefined;
+    if (group?.lockKind === "session")
+      throw new QueueError(
+        "Unsupported",
+        "messages of an accepted session are locked by the session: renew the session lock",
+      );
+    if (durationMs === 0) {
+      release(context, queue, message, now, now);
+      return now;
+    }
+    message.visibleAt = now + (durationMs ?? queue.lockDurationMs);
+    context.store.updateMessage(queue.name, message);
+    if (group !== undefined && group.lockedUntil < message.visibleAt) {
+      group.lockedUntil = message.visibleAt;
+      context.store.putGroup(queue.name, group);
+    }
+    return message.visibleAt;
+  });
+}

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from "../core/clock.js";
 import { QueueError } from "../core/errors.js";
+import { AttemptContext } from "./attempt-context.js";
 import { Drain } from "./drain.js";
 import { ArrivalList, StateList } from "./message-lists.js";
 import { isMessageQueueResult, type MessageOutcome, MessageQueueResult } from "./message-queue-result.js";
@@ -17,7 +18,6 @@ import {
   validateLimitMs,
   validateRetryCount,
 } from "./options.js";
-import { type AttemptFinisher, ProcessingAttempt } from "./processing-attempt.js";
 import { type MessageHandle, MessageState, QueuedMessage } from "./queued-message.js";
 import { isRetryable } from "./retryable-error.js";
 import { Ticker } from "./ticker.js";
@@ -36,8 +36,6 @@ export class MessageQueue<T> {
   readonly #process: ProcessMessage<T>;
   readonly #clock: Clock;
   readonly #onCallbackError: (error: unknown, message: T) => void;
-  readonly #finish: AttemptFinisher<T> = (attempt, result, reason) =>
-    this.#completeAttempt(attempt, result, reason);
   readonly #pending = new StateList<QueuedMessage<T>>();
   readonly #inProgress = new StateList<QueuedMessage<T>>();
   readonly #arrivals = new ArrivalList<QueuedMessage<T>>();
@@ -276,52 +274,62 @@ export class MessageQueue<T> {
   #startAttempt(item: QueuedMessage<T>, startedAt: number | undefined): void {
     item.state = MessageState.InProgress;
     item.processingStartedAt = startedAt;
-    const attempt = new ProcessingAttempt(item, ++item.attempts, this.#finish);
+    const attempt = ++item.attempts;
     item.current = attempt;
     this.#inProgress.push(item);
     let returned: unknown;
     try {
-      returned = this.#process(item.message, attempt.complete, attempt);
+      // The function is the attempt's identity: completions of any other attempt are ignored.
+      returned = this.#process(
+        item.message,
+        (result, reason) => this.#completeAttempt(item, attempt, result, reason),
+        new AttemptContext(item, attempt),
+      );
     } catch (error) {
-      this.#attemptFailed(attempt, error);
+      this.#attemptFailed(item, attempt, error);
       return;
     }
     if (typeof returned === "object" && returned !== null && "then" in returned)
-      this.#follow(attempt, returned);
+      this.#follow(item, attempt, returned);
   }
 
   // A processor's Promise completes its attempt, unless `complete` was called first.
-  #follow(attempt: ProcessingAttempt<T>, returned: object): void {
+  #follow(item: QueuedMessage<T>, attempt: number, returned: object): void {
     const then: unknown = (returned as { then: unknown }).then;
     if (typeof then !== "function") return;
     try {
       then.call(
         returned,
-        () => this.#completeAttempt(attempt, MessageQueueResult.Success, undefined),
-        (error: unknown) => this.#attemptFailed(attempt, error),
+        () => this.#completeAttempt(item, attempt, MessageQueueResult.Success, undefined),
+        (error: unknown) => this.#attemptFailed(item, attempt, error),
       );
     } catch (error) {
-      this.#attemptFailed(attempt, error);
+      this.#attemptFailed(item, attempt, error);
     }
   }
 
-  #attemptFailed(attempt: ProcessingAttempt<T>, error: unknown): void {
-    if (attempt.item.current === attempt)
+  #attemptFailed(item: QueuedMessage<T>, attempt: number, error: unknown): void {
+    if (item.current === attempt)
       this.#completeAttempt(
+        item,
         attempt,
         isRetryable(error) ? MessageQueueResult.RetryableError : MessageQueueResult.Error,
         error,
       );
-    // A failure after the queue aborted the attempt is the processor reacting to the abort.
-    else if (!attempt.aborted) this.#reportCallbackError(error, attempt.item.message);
+    // A failure after the queue aborted the message is the processor reacting to the abort.
+    else if (!item.aborted) this.#reportCallbackError(error, item.message);
   }
 
-  #completeAttempt(attempt: ProcessingAttempt<T>, result: MessageQueueResult, reason: unknown): void {
+  #completeAttempt(
+    item: QueuedMessage<T>,
+    attempt: number,
+    result: MessageQueueResult,
+    reason: unknown,
+  ): void {
     if (!isMessageQueueResult(result))
       throw new QueueError("Validation", `complete() needs a MessageQueueResult, got ${String(result)}`);
-    const item = attempt.item;
     if (item.current !== attempt) return;
-    item.current = undefined;
+    item.current = 0;
     this.#inProgress.remove(item);
     let final = result;
     if (result === MessageQueueResult.RetryableError) {
@@ -352,16 +360,14 @@ export class MessageQueue<T> {
     }
   }
 
-  // Takes a message out of its state list, aborting its attempt if one is running.
+  // Takes a message out of its state list and aborts its signal: it ends without completing.
   #leaveLists(item: QueuedMessage<T>, abortReason: unknown): void {
-    const attempt = item.current;
-    if (attempt === undefined) {
-      this.#pending.remove(item);
-      return;
+    if (item.current === 0) this.#pending.remove(item);
+    else {
+      item.current = 0;
+      this.#inProgress.remove(item);
     }
-    item.current = undefined;
-    this.#inProgress.remove(item);
-    attempt.abort(abortReason);
+    item.abort(abortReason);
   }
 
   #complete(item: QueuedMessage<T>, result: MessageQueueResult, reason: unknown): void {

@@ -8,7 +8,7 @@ export type CompleteProcessing = (result: MessageQueueResult, reason?: unknown) 
 
 /** What a processor knows about the attempt it runs. */
 export interface ProcessingContext {
-  /** Aborted when the attempt times out or the message is cancelled: stop working when it fires. */
+  /** Aborted when the message times out or is cancelled: stop working when it fires. One per message. */
   readonly signal: AbortSignal;
   /** 1 for the first attempt, 2 for the first retry, and so on. */
   readonly attempt: number;

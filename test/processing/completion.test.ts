@@ -229,6 +229,33 @@ describe("how a processor completes", () => {
     expect(signal?.reason).toMatchObject({ code: "Timeout" });
   });
 
+  it("one signal serves every attempt of a message and aborts when the message times out, even while it waits for a retry", async () => {
+    const { queue, clock, calls, completions, onCompleted } = harness({
+      maxRetryCount: 1,
+      maxEnqueuedTimeMs: 100,
+    });
+    queue.add("m", onCompleted);
+    queue.doWork();
+    const first = calls[0]?.context.signal;
+    calls[0]?.complete(MessageQueueResult.RetryableError);
+    expect(first?.aborted).toBe(false);
+    await clock.advance(100);
+    queue.doWork();
+    expect(completions.map((c) => c.result)).toEqual(["Timeout"]);
+    expect(first?.aborted).toBe(true);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("the context of an attempt keeps its own attempt number after a retry", () => {
+    const { queue, calls } = harness({ maxRetryCount: 1 });
+    queue.add("m");
+    queue.doWork();
+    calls[0]?.complete(MessageQueueResult.RetryableError);
+    queue.doWork();
+    expect(calls.map((c) => c.context.attempt)).toEqual([1, 2]);
+    expect(calls[0]?.context.signal).toBe(calls[1]?.context.signal);
+  });
+
   it("a throwing completion callback is reported and never stops the other messages", () => {
     const { queue, calls, completions, onCompleted, callbackErrors } = harness();
     queue.add("a", () => {

@@ -24,8 +24,12 @@ export interface MessageHandle<T> {
   readonly attempts: number;
 }
 
-/** Marks a message whose signal has not been aborted. */
-const NOT_ABORTED: unique symbol = Symbol("not aborted");
+/** What `abort()` leaves when no signal was asked for yet: the reason to abort one with later. */
+class Aborted {
+  constructor(readonly reason: unknown) {}
+}
+
+const CANCELLED = new Aborted(undefined);
 
 /** One message held by the queue: its data, its place in the lists, its running attempt and its signal. */
 export class QueuedMessage<T>
@@ -46,9 +50,9 @@ export class QueuedMessage<T>
   next: QueuedMessage<T> | undefined = undefined;
   older: QueuedMessage<T> | undefined = undefined;
   newer: QueuedMessage<T> | undefined = undefined;
-  // Created on first use of `signal`: most processors never read it, and AbortController is costly.
-  #controller: AbortController | undefined = undefined;
-  #abortReason: unknown = NOT_ABORTED;
+  // The controller is created on first use of `signal`: most processors never read it, and an
+  // AbortController is costly. One field for both states keeps every message a little smaller.
+  #abort: AbortController | Aborted | undefined = undefined;
 
   /** Holds `message` with the completion callback and context it was added with. */
   constructor(
@@ -66,27 +70,29 @@ export class QueuedMessage<T>
    * AbortError); one signal serves all attempts, since either ends the message for good.
    */
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.aborted) this.#abort(this.#controller);
-    }
-    return this.#controller.signal;
+    const state = this.#abort;
+    if (state instanceof AbortController) return state.signal;
+    const controller = new AbortController();
+    if (state !== undefined) abortWith(controller, state.reason);
+    this.#abort = controller;
+    return controller.signal;
   }
 
   /** True once the queue aborted the message (timeout or cancel). */
   get aborted(): boolean {
-    return this.#abortReason !== NOT_ABORTED;
+    const state = this.#abort;
+    return state instanceof Aborted || state?.signal.aborted === true;
   }
 
   /** Aborts the message's signal once; `reason` undefined gives the platform's AbortError. */
   abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.#abortReason = reason;
-    if (this.#controller !== undefined) this.#abort(this.#controller);
+    const state = this.#abort;
+    if (state === undefined) this.#abort = reason === undefined ? CANCELLED : new Aborted(reason);
+    else if (state instanceof AbortController && !state.signal.aborted) abortWith(state, reason);
   }
+}
 
-  #abort(controller: AbortController): void {
-    if (this.#abortReason === undefined) controller.abort();
-    else controller.abort(this.#abortReason);
-  }
+function abortWith(controller: AbortController, reason: unknown): void {
+  if (reason === undefined) controller.abort();
+  else controller.abort(reason);
 }

@@ -27,6 +27,19 @@ import {
 import type { QueueStore } from "./store.js";
 import { Waiters } from "./waiters.js";
 
+/** Turns a record just locked for a receiver into what the receiver gets. */
+export type Deliver<T> = (record: MessageRecord) => T;
+
+/** How a receive waits and locks. */
+export interface ReceiveOptions {
+  /** How long to wait for a first message (default 0). */
+  waitMs?: number;
+  /** Ends the wait early. */
+  signal?: AbortSignal | undefined;
+  /** Overrides the queue's lock duration for these messages. */
+  lockDurationMs?: number | undefined;
+}
+
 /** How an engine behaves; every field has a default. */
 export interface EngineOptions extends Partial<EngineDefaults> {
   clock?: Clock;
@@ -82,15 +95,15 @@ export class QueueEngine {
     return send(this.#context, queue, messages);
   }
 
-  /** Receives up to `max` messages, waiting up to `waitMs` for the first; `lockDurationMs` overrides the queue's. */
-  receive(
-    queue: string,
-    max: number,
-    waitMs = 0,
-    signal?: AbortSignal,
-    lockDurationMs?: number,
-  ): Promise<MessageRecord[]> {
-    return this.#untilSome(queue, waitMs, signal, () => receive(this.#context, queue, max, lockDurationMs));
+  /**
+   * Receives up to `max` messages, waiting up to `waitMs` for the first. Each locked record is
+   * handed to `deliver` at once, inside the receive, so the caller sees it exactly as locked.
+   */
+  receive<T>(queue: string, max: number, deliver: Deliver<T>, options: ReceiveOptions = {}): Promise<T[]> {
+    const { waitMs = 0, signal, lockDurationMs } = options;
+    return this.#untilSome(queue, waitMs, signal, () =>
+      receive(this.#context, queue, max, lockDurationMs).map(deliver),
+    );
   }
 
   /** Removes a locked message for good. */
@@ -128,14 +141,17 @@ export class QueueEngine {
     return lock;
   }
 
-  /** Receives up to `max` messages of a held session in order, waiting up to `waitMs`. */
-  receiveFromSession(
+  /** Receives up to `max` messages of a held session in order, each handed to `deliver` as it is locked. */
+  receiveFromSession<T>(
     lock: SessionLock,
     max: number,
-    waitMs = 0,
-    signal?: AbortSignal,
-  ): Promise<MessageRecord[]> {
-    return this.#untilSome(lock.queue, waitMs, signal, () => receiveFromSession(this.#context, lock, max));
+    deliver: Deliver<T>,
+    options: ReceiveOptions = {},
+  ): Promise<T[]> {
+    const { waitMs = 0, signal } = options;
+    return this.#untilSome(lock.queue, waitMs, signal, () =>
+      receiveFromSession(this.#context, lock, max).map(deliver),
+    );
   }
 
   /** Extends a session lock from now; returns the new expiry. */

@@ -93,7 +93,7 @@ export function queueRecord(
     lockDurationMs: validateDuration(
       "lockDurationMs",
       options.lockDurationMs ?? defaults.lockDurationMs,
-      1,
+      0,
       MAX_LOCK_MS,
     ),
     maxDeliveryCount:

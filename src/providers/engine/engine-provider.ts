@@ -14,7 +14,7 @@ import { deadLetterQueueName, queueInfo } from "../../engine/queue-settings.js";
 import type { MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
 import type { LockReference } from "../../engine/settlement.js";
-import { WriteBatcher } from "./write-batcher.js";
+import { WriteBatcher } from "../../engine/write-batcher.js";
 
 const CENTURY_MS = 100 * 365 * 24 * 3_600_000;
 
@@ -137,8 +137,10 @@ export class EngineProvider implements QueueProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
-    const records = await this.engine.receive(queue, maxMessages, waitMs, context.signal);
-    return records.map((record) => toDelivery(this.providerType, queue, record));
+    return this.engine.receive(queue, maxMessages, (record) => toDelivery(this.providerType, queue, record), {
+      waitMs,
+      signal: context.signal,
+    });
   }
 
   async completeMessage(receipt: ReceiptHandle): Promise<void> {
@@ -205,8 +207,16 @@ class EngineSession implements SessionProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
-    const records = await this.#engine.receiveFromSession(this.#lock, maxMessages, waitMs, context.signal);
-    return records.map((record) => toDelivery(this.#providerType, this.#lock.queue, record));
+    const queue = this.#lock.queue;
+    return this.#engine.receiveFromSession(
+      this.#lock,
+      maxMessages,
+      (record) => toDelivery(this.#providerType, queue, record),
+      {
+        waitMs,
+        signal: context.signal,
+      },
+    );
   }
 
   async completeMessage(receipt: ReceiptHandle): Promise<void> {

@@ -1,4 +1,4 @@
-import { QueueError } from "../../core/errors.js";
+import { QueueError } from "../core/errors.js";
 
 interface PendingWrite {
   readonly write: () => unknown;

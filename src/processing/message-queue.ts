@@ -179,8 +179,8 @@ export class MessageQueue<T> {
   }
 
   /**
-   * Removes every pending and in-progress message, aborting the signals of those in progress
-   * and completing each with `Cancelled`; messages added by those callbacks are kept.
+   * Removes every pending and in-progress message, aborting its signal and completing it with
+   * `Cancelled`; messages added by those callbacks are kept.
    */
   removeAll(): void {
     const lastTicket = this.#arrivalTickets;
@@ -279,7 +279,7 @@ export class MessageQueue<T> {
     this.#inProgress.push(item);
     let returned: unknown;
     try {
-      // The function is the attempt's identity: completions of any other attempt are ignored.
+      // `complete` is bound to this message and attempt number: once the attempt has ended, it does nothing.
       returned = this.#process(
         item.message,
         (result, reason) => this.#completeAttempt(item, attempt, result, reason),

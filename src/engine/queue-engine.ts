@@ -123,7 +123,12 @@ export class QueueEngine {
 
   /** Sets a message lock to end `durationMs` from now (the queue's lock duration by default; 0 releases it); returns the new expiry. */
   extendLock(lock: LockReference, durationMs?: number): number {
-    return extendLock(this.#context, lock, durationMs);
+    return extendLock(this.#context, lock, durationMs).visibleAt;
+  }
+
+  /** Sets a message lock to end `durationMs` from now and hands the message, as locked, to `deliver`. */
+  relock<T>(lock: LockReference, durationMs: number, deliver: Deliver<T>): T {
+    return deliver(extendLock(this.#context, lock, durationMs));
   }
 
   /** Locks a session (the one named, or the next available within `waitMs`); `NoSessionAvailable` when none came. */
@@ -182,6 +187,15 @@ export class QueueEngine {
         throw new QueueError("QueueAlreadyExists", `queue ${name} already exists`);
       this.#context.store.putQueue(record);
       return queueInfo(record);
+    });
+  }
+
+  /** Creates a queue from a complete record (for protocol servers with defaults of their own). */
+  insertQueue(record: QueueRecord): void {
+    this.#context.store.transaction(() => {
+      if (this.#context.store.getQueue(record.name) !== undefined)
+        throw new QueueError("QueueAlreadyExists", `queue ${record.name} already exists`);
+      this.#context.store.putQueue(record);
     });
   }
 

@@ -78,9 +78,10 @@ export function deadLetter(
 
 /**
  * Sets a lock to end `durationMs` from now (the queue's lock duration by default); 0 releases the
- * message at once. Returns the new expiry. Messages of an accepted session follow its lock instead.
+ * message at once. Returns the message as now locked. Messages of an accepted session follow
+ * its lock instead.
  */
-export function extendLock(context: EngineContext, lock: LockReference, durationMs?: number): number {
+export function extendLock(context: EngineContext, lock: LockReference, durationMs?: number): MessageRecord {
   return context.store.transaction(() => {
     const now = context.clock.now();
     const { queue, message } = lockedMessage(context, lock, now);
@@ -95,7 +96,7 @@ export function extendLock(context: EngineContext, lock: LockReference, duration
       );
     if (durationMs === 0) {
       release(context, queue, message, now, now);
-      return now;
+      return message;
     }
     message.visibleAt = now + (durationMs ?? queue.lockDurationMs);
     context.store.updateMessage(queue.name, message);
@@ -103,6 +104,6 @@ export function extendLock(context: EngineContext, lock: LockReference, duration
       group.lockedUntil = message.visibleAt;
       context.store.putGroup(queue.name, group);
     }
-    return message.visibleAt;
+    return message;
   });
 }

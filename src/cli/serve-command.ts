@@ -1,0 +1,124 @@
+import { parseArgs } from "node:util";
+import { QueueError } from "../core/errors.js";
+import { MemoryStore } from "../engine/memory/memory-store.js";
+import { QueueEngine } from "../engine/queue-engine.js";
+import { SqliteStore } from "../engine/sqlite/sqlite-store.js";
+import { SqsServer } from "../server/sqs/sqs-server.js";
+
+/** The credentials the server checks when none are given (LocalStack's convention, so existing setups work). */
+export const DEFAULT_CREDENTIALS = { accessKeyId: "test", secretAccessKey: "test" } as const;
+
+/** What `queue-runtime serve` accepts. */
+export const SERVE_USAGE = `Usage: queue-runtime serve [options]
+
+Runs an SQS-compatible endpoint (AWS JSON 1.0, SigV4) on the queue engine.
+
+  --host <address>        listen address (default 127.0.0.1)
+  --port <number>         listen port (default 9324; 0 picks a free one)
+  --db <path>             SQLite file holding queues and messages (default ./queue-runtime.db)
+  --memory                keep everything in memory instead (gone when the server stops)
+  --access-key <id>       access key id requests must be signed with (default ${DEFAULT_CREDENTIALS.accessKeyId})
+  --secret-key <secret>   its secret (default ${DEFAULT_CREDENTIALS.secretAccessKey})
+  --no-auth               accept requests without checking signatures
+  --region <region>       region in queue ARNs (default us-east-1)
+  --account-id <id>       account id in queue URLs and ARNs (default 000000000000)
+  --help                  show this help`;
+
+/** A running server and how to stop it. */
+export interface ServeHandle {
+  readonly server: SqsServer;
+  readonly engine: QueueEngine;
+  stop(): Promise<void>;
+}
+
+/** Parses `serve` arguments, starts the server and says where it is; failures are `QueueError`s with a clear message. */
+export async function serve(
+  args: readonly string[],
+  log: (line: string) => void,
+): Promise<ServeHandle | undefined> {
+  let parsed: ReturnType<typeof parseServeArgs>;
+  try {
+    parsed = parseServeArgs(args);
+  } catch (error) {
+    throw new QueueError("Configuration", `${(error as Error).message}\n\n${SERVE_USAGE}`);
+  }
+  const { values } = parsed;
+  if (values.help) {
+    log(SERVE_USAGE);
+    return undefined;
+  }
+  if (values.memory && values.db !== undefined)
+    throw new QueueError("Configuration", "give either --db or --memory, not both");
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new QueueError("Configuration", `--port must be a number from 0 to 65535, not ${values.port}`);
+  const credentials = values["no-auth"]
+    ? null
+    : {
+        accessKeyId: values["access-key"] ?? DEFAULT_CREDENTIALS.accessKeyId,
+        secretAccessKey: values["secret-key"] ?? DEFAULT_CREDENTIALS.secretAccessKey,
+      };
+  const path = values.db ?? "./queue-runtime.db";
+  const store = values.memory ? new MemoryStore() : new SqliteStore(path);
+  const engine = new QueueEngine(store, {
+    createQueues: false,
+    pollIntervalMs: values.memory ? undefined : 25,
+  });
+  let server: SqsServer;
+  try {
+    server = await SqsServer.start({
+      engine,
+      host: values.host,
+      port,
+      region: values.region,
+      accountId: values["account-id"],
+      credentials,
+    });
+  } catch (error) {
+    engine.close();
+    if ((error as { code?: unknown }).code === "EADDRINUSE")
+      throw new QueueError(
+        "Configuration",
+        `port ${port} on ${values.host} is already in use; choose another with --port (0 picks a free one)`,
+      );
+    throw error;
+  }
+  log(`queue-runtime SQS endpoint listening on ${server.endpoint}`);
+  log(`  region:      ${values.region}`);
+  log(`  storage:     ${values.memory ? "memory (not kept)" : `SQLite file ${path}`}`);
+  log(
+    credentials === null
+      ? "  credentials: not checked (--no-auth)"
+      : `  credentials: access key ${credentials.accessKeyId}, secret ${values["secret-key"] === undefined ? credentials.secretAccessKey : "(as given)"}`,
+  );
+  log(`  try:         aws sqs list-queues --endpoint-url ${server.endpoint} --region ${values.region}`);
+  let stopping: Promise<void> | undefined;
+  return {
+    server,
+    engine,
+    stop: () => {
+      stopping ??= server.close().then(() => engine.close());
+      return stopping;
+    },
+  };
+}
+
+function parseServeArgs(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      host: { type: "string", default: "127.0.0.1" },
+      port: { type: "string", default: "9324" },
+      db: { type: "string" },
+      memory: { type: "boolean", default: false },
+      "access-key": { type: "string" },
+      "secret-key": { type: "string" },
+      "no-auth": { type: "boolean", default: false },
+      region: { type: "string", default: "us-east-1" },
+      "account-id": { type: "string", default: "000000000000" },
+      help: { type: "boolean", default: false },
+    },
+  });
+}

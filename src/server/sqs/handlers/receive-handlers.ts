@@ -1,0 +1,92 @@
+import { type Message, sqsError } from "../../../aws/index.js";
+import type { MessageRecord, QueueRecord } from "../../../engine/records.js";
+import type { LockReference } from "../../../engine/settlement.js";
+import { checkToken, type ReceiveSelection, toSqsMessage } from "../message-codec.js";
+import { defaultWaitSeconds } from "../queue-attributes.js";
+import { receiptHandleOf } from "../receipt-handles.js";
+import type { Handlers, ServiceState } from "../sqs-service.js";
+
+function whole(
+  parameter: string,
+  value: number | undefined,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw sqsError(
+      "InvalidParameterValue",
+      `Value ${value} for parameter ${parameter} is invalid. Reason: Must be between ${min} and ${max}, if provided.`,
+    );
+  return value;
+}
+
+interface Received {
+  readonly message: Message;
+  readonly lock: LockReference;
+}
+
+function deliverer(state: ServiceState, queue: QueueRecord, selection: ReceiveSelection) {
+  return (record: MessageRecord): Received => {
+    const lock = { queue: queue.name, seq: record.seq, lockToken: record.lockToken! };
+    return { message: toSqsMessage(record, queue, receiptHandleOf(lock), selection, state.addresses), lock };
+  };
+}
+
+// A retried FIFO receive gets the same messages back while all of them are still locked by it.
+function retried(
+  state: ServiceState,
+  queue: QueueRecord,
+  attemptId: string,
+  lockDurationMs: number,
+  deliver: (record: MessageRecord) => Received,
+): Received[] | undefined {
+  const locks = state.attempts.find(queue.name, attemptId);
+  if (locks === undefined) return undefined;
+  try {
+    return state.engine.transaction(() =>
+      locks.map((lock) => state.engine.relock(lock, lockDurationMs, deliver)),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/** ReceiveMessage: long polls that end as soon as a message is ready. */
+export const receiveHandlers: Handlers = {
+  async ReceiveMessage(state, input, call) {
+    const queue = state.queueOf(input.QueueUrl);
+    const max = whole("MaxNumberOfMessages", input.MaxNumberOfMessages, 1, 10, 1);
+    const waitSeconds = whole("WaitTimeSeconds", input.WaitTimeSeconds, 0, 20, defaultWaitSeconds(queue));
+    const visibility = whole(
+      "VisibilityTimeout",
+      input.VisibilityTimeout,
+      0,
+      43_200,
+      queue.lockDurationMs / 1000,
+    );
+    const attemptId = queue.fifo ? input.ReceiveRequestAttemptId : undefined;
+    if (attemptId !== undefined) checkToken("ReceiveRequestAttemptId", attemptId);
+    const selection: ReceiveSelection = {
+      systemAttributes: [...(input.MessageSystemAttributeNames ?? []), ...(input.AttributeNames ?? [])],
+      messageAttributes: input.MessageAttributeNames ?? [],
+    };
+    const deliver = deliverer(state, queue, selection);
+    const lockDurationMs = visibility * 1000;
+    let received =
+      attemptId === undefined ? undefined : retried(state, queue, attemptId, lockDurationMs, deliver);
+    received ??= await state.engine.receive(queue.name, max, deliver, {
+      waitMs: waitSeconds * 1000,
+      signal: call.signal,
+      lockDurationMs,
+    });
+    if (attemptId !== undefined && received.length > 0)
+      state.attempts.remember(
+        queue.name,
+        attemptId,
+        received.map((entry) => entry.lock),
+      );
+    return received.length === 0 ? {} : { Messages: received.map((entry) => entry.message) };
+  },
+};

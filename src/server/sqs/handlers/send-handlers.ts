@@ -1,0 +1,85 @@
+import {
+  type BatchResultErrorEntry,
+  checkBatchEntries,
+  type SendMessageBatchResultEntry,
+  sqsError,
+} from "../../../aws/index.js";
+import type { SendOutcome } from "../../../engine/delivery.js";
+import type { QueueRecord } from "../../../engine/records.js";
+import { type PreparedSend, prepareSend, sequenceNumberOf } from "../message-codec.js";
+import { SQS_MAX_MESSAGE_BYTES } from "../queue-attributes.js";
+import type { Handlers } from "../sqs-service.js";
+
+/** A failed batch entry as SQS reports it. */
+export function failedEntry(id: string, error: unknown): BatchResultErrorEntry {
+  const code = (error as { providerCode?: unknown }).providerCode;
+  return {
+    Id: id,
+    SenderFault: true,
+    Code: typeof code === "string" ? code : "InternalError",
+    Message: error instanceof Error ? error.message : String(error),
+  };
+}
+
+function sent(outcome: SendOutcome, prepared: PreparedSend, queue: QueueRecord) {
+  if (!outcome.ok) throw outcome.error;
+  return {
+    MessageId: outcome.messageId,
+    MD5OfMessageBody: prepared.md5OfBody,
+    ...(prepared.md5OfAttributes === undefined ? {} : { MD5OfMessageAttributes: prepared.md5OfAttributes }),
+    ...(prepared.md5OfSystemAttributes === undefined
+      ? {}
+      : { MD5OfMessageSystemAttributes: prepared.md5OfSystemAttributes }),
+    ...(queue.fifo ? { SequenceNumber: sequenceNumberOf(outcome.seq) } : {}),
+  };
+}
+
+/** SendMessage and SendMessageBatch. */
+export const sendHandlers: Handlers = {
+  async SendMessage(state, input, call) {
+    const queue = state.queueOf(input.QueueUrl);
+    const prepared = prepareSend(input, queue, call.senderId, false);
+    const [outcome] = await state.writes.run(() => state.engine.send(queue.name, [prepared.message]));
+    return sent(outcome!, prepared, queue);
+  },
+
+  async SendMessageBatch(state, input, call) {
+    const queue = state.queueOf(input.QueueUrl);
+    checkBatchEntries(input.Entries, "SendMessageBatchRequestEntry");
+    let total = 0;
+    for (const entry of input.Entries) total += Buffer.byteLength(entry.MessageBody);
+    if (total > SQS_MAX_MESSAGE_BYTES)
+      throw sqsError(
+        "BatchRequestTooLong",
+        `Batch requests cannot be longer than ${SQS_MAX_MESSAGE_BYTES} bytes. You have sent ${total} bytes.`,
+      );
+    const failed: BatchResultErrorEntry[] = [];
+    const accepted: { id: string; prepared: PreparedSend }[] = [];
+    for (const entry of input.Entries) {
+      try {
+        accepted.push({ id: entry.Id, prepared: prepareSend(entry, queue, call.senderId, true) });
+      } catch (error) {
+        failed.push(failedEntry(entry.Id, error));
+      }
+    }
+    const outcomes =
+      accepted.length === 0
+        ? []
+        : await state.writes.run(() =>
+            state.engine.send(
+              queue.name,
+              accepted.map((entry) => entry.prepared.message),
+            ),
+          );
+    const successful: SendMessageBatchResultEntry[] = [];
+    outcomes.forEach((outcome, index) => {
+      const { id, prepared } = accepted[index]!;
+      try {
+        successful.push({ Id: id, ...sent(outcome, prepared, queue) } as SendMessageBatchResultEntry);
+      } catch (error) {
+        failed.push(failedEntry(id, error));
+      }
+    });
+    return { Successful: successful, Failed: failed };
+  },
+};

@@ -1,0 +1,173 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  credentialsLookup,
+  decodeSqsRequest,
+  encodeSqsError,
+  encodeSqsResponse,
+  SigV4Verifier,
+  SQS_RESPONSE_HEADERS,
+  type SqsOperation,
+  splitRequestTarget,
+  sqsError,
+} from "../../aws/index.js";
+import type { AwsCredentials } from "../../core/config.js";
+import { QueueError } from "../../core/errors.js";
+import type { QueueEngine } from "../../engine/queue-engine.js";
+import { DEFAULT_ACCOUNT_ID } from "./queue-urls.js";
+import { SqsService } from "./sqs-service.js";
+
+/** A request body larger than this is refused before it is read: a full batch, escaped, fits well within. */
+export const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
+
+/** How an SQS server starts. */
+export interface SqsServerOptions {
+  readonly engine: QueueEngine;
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly region?: string;
+  readonly accountId?: string;
+  /** The credentials requests must be signed with; `null` accepts any request unsigned. */
+  readonly credentials: AwsCredentials | null;
+}
+
+/**
+ * Amazon SQS's JSON 1.0 protocol over HTTP on the queue engine: every request's signature is
+ * checked, decoded, run by the {@link SqsService} and answered as SQS would, errors included.
+ * Long polls end when their client goes away or the server stops.
+ */
+export class SqsServer {
+  readonly #http: Server;
+  readonly #service: SqsService;
+  readonly #verifier: SigV4Verifier | undefined;
+  readonly #accountId: string;
+  readonly #active = new Set<AbortController>();
+  #running = 0;
+  #drained: (() => void) | undefined;
+
+  private constructor(options: SqsServerOptions) {
+    this.#accountId = options.accountId ?? DEFAULT_ACCOUNT_ID;
+    this.#service = new SqsService({
+      engine: options.engine,
+      region: options.region ?? "us-east-1",
+      accountId: this.#accountId,
+    });
+    this.#verifier =
+      options.credentials === null
+        ? undefined
+        : new SigV4Verifier({ service: "sqs", lookupSecret: credentialsLookup(options.credentials) });
+    this.#http = createServer(
+      { keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 },
+      (req, res) => {
+        void this.#handle(req, res);
+      },
+    );
+  }
+
+  /** Starts a server and resolves once it listens. */
+  static async start(options: SqsServerOptions): Promise<SqsServer> {
+    const server = new SqsServer(options);
+    await new Promise<void>((resolve, reject) => {
+      server.#http.once("error", reject);
+      server.#http.listen(options.port ?? 9324, options.host ?? "127.0.0.1", () => {
+        server.#http.off("error", reject);
+        resolve();
+      });
+    });
+    return server;
+  }
+
+  /** `http://host:port` where the server listens. */
+  get endpoint(): string {
+    const address = this.#http.address() as AddressInfo;
+    const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}`;
+  }
+
+  /** The port the server listens on. */
+  get port(): number {
+    return (this.#http.address() as AddressInfo).port;
+  }
+
+  /**
+   * Stops taking connections, ends long polls (they answer with no messages), waits for the
+   * requests under way to be answered, and stops the message move tasks. The engine stays open.
+   */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#http.close(() => resolve()));
+    for (const controller of this.#active) controller.abort();
+    this.#http.closeIdleConnections();
+    if (this.#running > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+    this.#http.closeAllConnections();
+    this.#service.close();
+    await closed;
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    const controller = new AbortController();
+    res.on("close", () => controller.abort());
+    this.#active.add(controller);
+    this.#running++;
+    try {
+      const body = await readBody(req);
+      const { path, query } = splitRequestTarget(req.url ?? "/");
+      if (req.method !== "POST")
+        throw sqsError("UnsupportedOperation", `${req.method} is not supported: send POST.`);
+      const verified = await this.#verifier?.verify({
+        method: "POST",
+        path,
+        query,
+        headers: req.rawHeaders,
+        body,
+      });
+      const request = decodeSqsRequest(req.rawHeaders, body);
+      const output = await this.#service.handle(request, {
+        origin: `http://${req.headers.host ?? new URL(this.endpoint).host}`,
+        signal: controller.signal,
+        senderId: verified?.accessKeyId ?? this.#accountId,
+      });
+      const payload = encodeSqsResponse(request.operation as SqsOperation, output as never);
+      res.writeHead(200, { ...SQS_RESPONSE_HEADERS, "x-amzn-requestid": requestId }).end(payload);
+    } catch (error) {
+      const answer = encodeSqsError(error, requestId);
+      const headers: Record<string, string> = { ...answer.headers };
+      // A body left unread cannot be skipped safely on this connection.
+      if (!req.complete) headers.connection = "close";
+      if (!res.headersSent) res.writeHead(answer.status, headers).end(answer.body);
+    } finally {
+      this.#active.delete(controller);
+      if (--this.#running === 0) this.#drained?.();
+    }
+  }
+}
+
+/** Reads a request body, refusing one over {@link MAX_REQUEST_BYTES} before reading it. */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > MAX_REQUEST_BYTES) return Promise.reject(tooLarge(declared));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) {
+        req.pause();
+        reject(tooLarge(size));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.on("error", (error) => reject(new QueueError("ConnectionFailed", error.message, { cause: error })));
+  });
+}
+
+function tooLarge(bytes: number): Error {
+  return sqsError(
+    "BatchRequestTooLong",
+    `Requests cannot be longer than ${MAX_REQUEST_BYTES} bytes. You have sent ${bytes} bytes.`,
+  );
+}

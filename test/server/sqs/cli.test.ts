@@ -1,0 +1,156 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ListQueuesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from "@aws-sdk/client-sqs";
+import { afterAll, describe, expect, it } from "vitest";
+
+const directory = mkdtempSync(join(tmpdir(), "queue-runtime-cli-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly endpoint: string;
+  output(): string;
+  exit(): Promise<number | null>;
+}
+
+function run(args: string[]): Running & { started: Promise<void> } {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    cwd: process.cwd(),
+  });
+  let output = "";
+  let endpoint = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const started = new Promise<void>((resolve, reject) => {
+    const look = (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /listening on (http:\/\/\S+)[\s\S]*try:/.exec(output);
+      if (found) {
+        endpoint = found[1]!;
+        resolve();
+      }
+    };
+    child.stdout.on("data", look);
+    child.stderr.on("data", look);
+    void exited.then(() => reject(new Error(`serve exited: ${output}`)));
+  });
+  return {
+    child,
+    started,
+    get endpoint() {
+      return endpoint;
+    },
+    output: () => output,
+    exit: () => exited,
+  };
+}
+
+const clientFor = (endpoint: string) =>
+  new SQSClient({
+    endpoint,
+    region: "eu-west-1",
+    credentials: { accessKeyId: "key", secretAccessKey: "secret" },
+    maxAttempts: 1,
+  });
+
+describe("queue-runtime serve", () => {
+  it("prints its endpoint, stops cleanly on SIGTERM and finds every queue and unacknowledged message after a restart", async () => {
+    const db = join(directory, "serve.db");
+    const args = [
+      "serve",
+      "--db",
+      db,
+      "--port",
+      "0",
+      "--access-key",
+      "key",
+      "--secret-key",
+      "secret",
+      "--region",
+      "eu-west-1",
+    ];
+    const first = run(args);
+    await first.started;
+    expect(first.output()).toContain("region:      eu-west-1");
+    expect(first.output()).toContain("access key key");
+    expect(first.output()).not.toContain("secret secret");
+    const sqs = clientFor(first.endpoint);
+    const { QueueUrl } = await sqs.send(
+      new CreateQueueCommand({ QueueName: "kept", Attributes: { VisibilityTimeout: "1" } }),
+    );
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "in flight" }));
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "waiting" }));
+    expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl }))).Messages).toHaveLength(1);
+    const polling = sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: `${QueueUrl}`, WaitTimeSeconds: 20, MaxNumberOfMessages: 1 }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stoppedAt = Date.now();
+    first.child.kill("SIGTERM");
+    await polling.catch(() => undefined);
+    expect(await first.exit()).toBe(0);
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    expect(first.output()).toContain("stopped");
+    sqs.destroy();
+
+    const second = run(args);
+    await second.started;
+    const again = clientFor(second.endpoint);
+    const { QueueUrls } = await again.send(new ListQueuesCommand({}));
+    expect(QueueUrls?.map((url) => url.split("/").pop())).toEqual(["kept"]);
+    const url = QueueUrls![0]!;
+    const { Attributes } = await again.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+      }),
+    );
+    expect(
+      Number(Attributes?.ApproximateNumberOfMessages) +
+        Number(Attributes?.ApproximateNumberOfMessagesNotVisible),
+    ).toBe(2);
+    const bodies: string[] = [];
+    for (let i = 0; i < 20 && bodies.length < 2; i++) {
+      const { Messages } = await again.send(
+        new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }),
+      );
+      for (const message of Messages ?? []) bodies.push(message.Body!);
+    }
+    expect(bodies.sort()).toEqual(["in flight", "waiting"]);
+    again.destroy();
+    second.child.kill("SIGINT");
+    expect(await second.exit()).toBe(0);
+  }, 60_000);
+
+  it("says so when its port is taken, without a stack trace", async () => {
+    const holder = run(["serve", "--memory", "--port", "0"]);
+    await holder.started;
+    const port = new URL(holder.endpoint).port;
+    const clash = run(["serve", "--memory", "--port", port]);
+    await clash.started.catch(() => undefined);
+    expect(await clash.exit()).toBe(1);
+    expect(clash.output()).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    expect(clash.output()).not.toMatch(/\n\s+at /);
+    holder.child.kill("SIGTERM");
+    expect(await holder.exit()).toBe(0);
+  }, 30_000);
+
+  it("explains its options and refuses unknown ones", async () => {
+    const help = run(["serve", "--help"]);
+    await help.started.catch(() => undefined);
+    expect(await help.exit()).toBe(0);
+    expect(help.output()).toContain("--no-auth");
+    const wrong = run(["serve", "--colour", "red"]);
+    await wrong.started.catch(() => undefined);
+    expect(await wrong.exit()).toBe(1);
+    expect(wrong.output()).toContain("Unknown option '--colour'");
+  }, 30_000);
+});

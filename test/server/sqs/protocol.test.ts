@@ -1,0 +1,115 @@
+import { CreateQueueCommand, ListQueuesCommand } from "@aws-sdk/client-sqs";
+import { describe, expect, it } from "vitest";
+import { SigV4Signer } from "../../../src/aws/index.js";
+import { CREDENTIALS, failure, useSqsServer } from "./harness.js";
+
+const { server, client } = useSqsServer();
+
+async function post(
+  body: string,
+  headers: Record<string, string>,
+  sign = true,
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+  const url = new URL(server().endpoint);
+  const all: Record<string, string> = { host: url.host, ...headers };
+  if (sign) {
+    const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
+      { method: "POST", path: "/", headers: all, body },
+      CREDENTIALS,
+    );
+    Object.assign(all, signed.headers);
+  }
+  const response = await fetch(url, { method: "POST", headers: all, body });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, json: text === "" ? {} : JSON.parse(text) };
+}
+
+const json = { "content-type": "application/x-amz-json-1.0" };
+
+describe("SQS server: protocol and signatures", () => {
+  it("refuses a request signed with the wrong secret with SignatureDoesNotMatch, an unknown key with InvalidClientTokenId", async () => {
+    const wrongSecret = await failure(
+      client({ ...CREDENTIALS, secretAccessKey: "not-the-secret" }).send(new ListQueuesCommand({})),
+    );
+    expect(wrongSecret.name).toBe("SignatureDoesNotMatch");
+    expect(wrongSecret.$metadata?.httpStatusCode).toBe(403);
+    const unknownKey = await failure(
+      client({ accessKeyId: "AKIDOTHER", secretAccessKey: "x" }).send(new ListQueuesCommand({})),
+    );
+    expect(unknownKey.name).toBe("InvalidClientTokenId");
+    expect(await client().send(new CreateQueueCommand({ QueueName: "signed-fine" }))).toHaveProperty(
+      "QueueUrl",
+    );
+  });
+
+  it("refuses unsigned requests and requests whose body changed after signing", async () => {
+    const unsigned = await post("{}", { ...json, "x-amz-target": "AmazonSQS.ListQueues" }, false);
+    expect(unsigned.status).toBe(403);
+    expect(unsigned.headers.get("x-amzn-query-error")).toMatch(/^MissingAuthenticationToken;Sender$/);
+    const url = new URL(server().endpoint);
+    const headers: Record<string, string> = {
+      host: url.host,
+      ...json,
+      "x-amz-target": "AmazonSQS.ListQueues",
+    };
+    const signed = new SigV4Signer({ region: "us-east-1", service: "sqs", contentSha256Header: true }).sign(
+      { method: "POST", path: "/", headers, body: "{}" },
+      CREDENTIALS,
+    );
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { ...headers, ...signed.headers },
+      body: '{"QueueNamePrefix":"x"}',
+    });
+    expect(response.status).toBe(403);
+    expect((await response.json()).__type).toMatch(/SignatureDoesNotMatch/);
+  });
+
+  it("answers unknown operations, bad JSON and wrong content types with the protocol's errors", async () => {
+    const unknown = await post("{}", { ...json, "x-amz-target": "AmazonSQS.FlyToTheMoon" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.headers.get("x-amzn-query-error")).toBe(
+      "AWS.SimpleQueueService.UnsupportedOperation;Sender",
+    );
+    expect(unknown.json.__type).toBe("com.amazonaws.sqs#UnsupportedOperation");
+    const permission = await post(
+      JSON.stringify({
+        QueueUrl: "http://x/000000000000/q",
+        Label: "l",
+        AWSAccountIds: ["1"],
+        Actions: ["*"],
+      }),
+      { ...json, "x-amz-target": "AmazonSQS.AddPermission" },
+    );
+    expect(permission.json.__type).toBe("com.amazonaws.sqs#UnsupportedOperation");
+    const malformed = await post("{not json", { ...json, "x-amz-target": "AmazonSQS.ListQueues" });
+    expect(malformed.status).toBe(400);
+    expect(String(malformed.json.__type)).toContain("SerializationException");
+    const form = await post("Action=ListQueues", {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-amz-target": "AmazonSQS.ListQueues",
+    });
+    expect(form.status).toBe(415);
+    const missing = await post("{}", { ...json, "x-amz-target": "AmazonSQS.SendMessage" });
+    expect(missing.status).toBe(400);
+    expect(missing.headers.get("x-amzn-query-error")).toBe("MissingParameter;Sender");
+    expect(missing.headers.get("x-amzn-requestid")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("refuses an oversized body at once instead of reading it", async () => {
+    const huge = "x".repeat(9 * 1024 * 1024);
+    const answer = await post(huge, { ...json, "x-amz-target": "AmazonSQS.ListQueues" }, false);
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get("x-amzn-query-error")).toBe(
+      "AWS.SimpleQueueService.BatchRequestTooLong;Sender",
+    );
+    const after = await client().send(new ListQueuesCommand({}));
+    expect(after.$metadata.httpStatusCode).toBe(200);
+  });
+
+  it("answers GET with an error rather than hanging", async () => {
+    const response = await fetch(server().endpoint);
+    expect(response.status).toBe(400);
+    expect((await response.json()).__type).toContain("UnsupportedOperation");
+  });
+});

@@ -38,14 +38,21 @@ async function pgBoss(batch: number, count: number): Promise<Measurement> {
   await boss.start();
   await boss.deleteQueue("bench").catch(() => undefined);
   await boss.createQueue("bench");
-  const result = await measure(`pg-boss 10 (PostgreSQL), ${batch === 1 ? "one at a time" : `batches of ${batch}`}`, count, async () => {
-    for (let sent = 0; sent < count; sent += batch) {
-      if (batch === 1) await boss.send("bench", { body });
-      else await boss.insert(Array.from({ length: batch }, () => ({ name: "bench", data: { body } })));
-      const jobs = await boss.fetch("bench", { batchSize: batch });
-      await boss.complete("bench", jobs.map((job) => job.id));
-    }
-  });
+  const result = await measure(
+    `pg-boss 10 (PostgreSQL), ${batch === 1 ? "one at a time" : `batches of ${batch}`}`,
+    count,
+    async () => {
+      for (let sent = 0; sent < count; sent += batch) {
+        if (batch === 1) await boss.send("bench", { body });
+        else await boss.insert(Array.from({ length: batch }, () => ({ name: "bench", data: { body } })));
+        const jobs = await boss.fetch("bench", { batchSize: batch });
+        await boss.complete(
+          "bench",
+          jobs.map((job) => job.id),
+        );
+      }
+    },
+  );
   await boss.stop({ graceful: false, wait: true });
   return result;
 }
@@ -54,21 +61,29 @@ async function bullmq(batch: number, count: number): Promise<Measurement> {
   const name = `bench-${batch}`;
   const queue = new Queue(name, { connection: REDIS });
   await queue.obliterate({ force: true });
-  const result = await measure(`BullMQ 6 (Redis), ${batch === 1 ? "one at a time" : `batches of ${batch}`}`, count, async () => {
-    let completed = 0;
-    const finished = new Promise<void>((resolve) => {
-      const worker = new Worker(name, async () => undefined, { connection: REDIS, concurrency: batch });
-      worker.on("completed", () => {
-        if (++completed === count) void worker.close().then(resolve);
+  const result = await measure(
+    `BullMQ 6 (Redis), ${batch === 1 ? "one at a time" : `batches of ${batch}`}`,
+    count,
+    async () => {
+      let completed = 0;
+      const finished = new Promise<void>((resolve) => {
+        const worker = new Worker(name, async () => undefined, { connection: REDIS, concurrency: batch });
+        worker.on("completed", () => {
+          if (++completed === count) void worker.close().then(resolve);
+        });
       });
-    });
-    const jobs = Array.from({ length: batch }, () => ({ name: "m", data: { body }, opts: { removeOnComplete: true } }));
-    for (let sent = 0; sent < count; sent += batch) {
-      if (batch === 1) await queue.add("m", { body }, { removeOnComplete: true });
-      else await queue.addBulk(jobs);
-    }
-    await finished;
-  });
+      const jobs = Array.from({ length: batch }, () => ({
+        name: "m",
+        data: { body },
+        opts: { removeOnComplete: true },
+      }));
+      for (let sent = 0; sent < count; sent += batch) {
+        if (batch === 1) await queue.add("m", { body }, { removeOnComplete: true });
+        else await queue.addBulk(jobs);
+      }
+      await finished;
+    },
+  );
   await queue.close();
   return result;
 }

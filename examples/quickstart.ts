@@ -6,12 +6,17 @@ const url = process.env.QUEUE_URL ?? "sqlite:./queue-runtime.db";
 const client = await createClient(url);
 console.log(`connected to ${url} (${client.providerType}; sessions: ${client.capabilities.sessions})`);
 
-await client.admin.getQueue("orders") ?? (await client.admin.createQueue("orders", { maxDeliveryCount: 3 }));
+(await client.admin.getQueue("orders")) ??
+  (await client.admin.createQueue("orders", { maxDeliveryCount: 3 }));
 
 // The producer: three orders, one of them poisoned.
 const ids = await client.sendMessages("orders", [
   { body: JSON.stringify({ order: 1, total: 30 }), contentType: "application/json" },
-  { body: JSON.stringify({ order: 2, total: 12 }), contentType: "application/json", attributes: { priority: "high" } },
+  {
+    body: JSON.stringify({ order: 2, total: 12 }),
+    contentType: "application/json",
+    attributes: { priority: "high" },
+  },
   { body: "not json at all", correlationId: "order-3" },
 ]);
 console.log(`producer: sent ${ids.length} messages`);

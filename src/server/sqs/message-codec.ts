@@ -158,10 +158,14 @@ export function prepareSend(
 function plainAttributes(
   attributes: Readonly<Record<string, MessageAttributeValue>>,
 ): Record<string, string> | undefined {
-  let plain: Record<string, string> | undefined;
+  const plain: Record<string, string> = {};
+  let any = false;
   for (const [name, value] of Object.entries(attributes))
-    if (value.StringValue !== undefined) (plain ??= {})[name] = value.StringValue;
-  return plain;
+    if (value.StringValue !== undefined) {
+      plain[name] = value.StringValue;
+      any = true;
+    }
+  return any ? plain : undefined;
 }
 
 /** A message's attributes with their data types: as sent through SQS, or the engine's plain ones as `String`. */

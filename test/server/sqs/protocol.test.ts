@@ -62,7 +62,7 @@ describe("SQS server: protocol and signatures", () => {
       body: '{"QueueNamePrefix":"x"}',
     });
     expect(response.status).toBe(403);
-    expect((await response.json()).__type).toMatch(/SignatureDoesNotMatch/);
+    expect(((await response.json()) as { __type: string }).__type).toMatch(/SignatureDoesNotMatch/);
   });
 
   it("answers unknown operations, bad JSON and wrong content types with the protocol's errors", async () => {
@@ -110,6 +110,6 @@ describe("SQS server: protocol and signatures", () => {
   it("answers GET with an error rather than hanging", async () => {
     const response = await fetch(server().endpoint);
     expect(response.status).toBe(400);
-    expect((await response.json()).__type).toContain("UnsupportedOperation");
+    expect(((await response.json()) as { __type: string }).__type).toContain("UnsupportedOperation");
   });
 });

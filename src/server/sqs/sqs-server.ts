@@ -108,7 +108,10 @@ export class SqsServer {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
     const controller = new AbortController();
-    res.on("close", () => controller.abort());
+    // Only a request still running is aborted: an abort builds an exception, too dear for every response.
+    res.on("close", () => {
+      if (this.#active.has(controller)) controller.abort();
+    });
     this.#active.add(controller);
     this.#running++;
     try {

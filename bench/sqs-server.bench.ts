@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync, rmSync, mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -62,7 +62,11 @@ async function drive(name: string, server: Server): Promise<Measurement> {
         await sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: entries }));
       }
       const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: sent >= MESSAGES ? 1 : 0 }),
+        new ReceiveMessageCommand({
+          QueueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: sent >= MESSAGES ? 1 : 0,
+        }),
       );
       if (Messages.length === 0) continue;
       await sqs.send(
@@ -95,10 +99,23 @@ export async function run(): Promise<void> {
   const rows: Measurement[] = [];
   try {
     for (const round of [1, 2]) {
-      const ours = await startServer([join(here, "../src/cli/main.js"), "serve", "--port", "0", "--db", join(directory, `bench-${round}.db`)]);
+      const ours = await startServer([
+        join(here, "../src/cli/main.js"),
+        "serve",
+        "--port",
+        "0",
+        "--db",
+        join(directory, `bench-${round}.db`),
+      ]);
       rows.push(await drive(`queue-runtime serve (SQLite file), round ${round}`, ours));
       await stop(ours);
-      const memory = await startServer([join(here, "../src/cli/main.js"), "serve", "--port", "0", "--memory"]);
+      const memory = await startServer([
+        join(here, "../src/cli/main.js"),
+        "serve",
+        "--port",
+        "0",
+        "--memory",
+      ]);
       rows.push(await drive(`queue-runtime serve --memory, round ${round}`, memory));
       await stop(memory);
       const fauxqs = await startServer([join(here, "servers/fauxqs-server.js")]);
@@ -108,12 +125,15 @@ export async function run(): Promise<void> {
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
-  const best = (prefix: string) => rows.filter((row) => row.name.startsWith(prefix)).sort((a, b) => a.ms - b.ms)[0]!;
+  const best = (prefix: string) =>
+    rows.filter((row) => row.name.startsWith(prefix)).sort((a, b) => a.ms - b.ms)[0]!;
   const fauxqs = best("fauxqs");
   report(
     `SQS endpoint under the AWS SDK: send + receive + delete of ${MESSAGES.toLocaleString("en-US")} messages, batches of 10, ${CLIENTS} clients (best of 2)`,
     [best("queue-runtime serve (SQLite"), best("queue-runtime serve --memory"), fauxqs],
     fauxqs.name,
   );
-  console.log("\nElasticMQ's README reports about 2,600 messages/s through its SQS interface; the goal is 10x that.");
+  console.log(
+    "\nElasticMQ's README reports about 2,600 messages/s through its SQS interface; the goal is 10x that.",
+  );
 }

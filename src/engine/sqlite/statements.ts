@@ -1,5 +1,8 @@
 import type BetterSqlite3 from "better-sqlite3";
 
+/** A prepared statement of the store's connection. */
+export interface Statement extends BetterSqlite3.Statement<unknown[], unknown> {}
+
 const MESSAGE_COLUMNS = `seq, queue, message_id, body, attributes, session_id, correlation_id, content_type,
   properties, enqueued_at, expires_at, state, visible_at, lock_token, delivery_count, first_delivered_at, delivered_at`;
 
@@ -10,8 +13,8 @@ const GROUP_HEAD = "(SELECT min(seq) FROM messages WHERE queue = ? AND session_i
  * A statement whose LIMIT is written into its text, one prepared statement per limit: a bound
  * LIMIT makes SQLite (built with STAT4) plan the statement again on every run, 20 µs each time.
  */
-function limited(db: BetterSqlite3.Database, text: string): (limit: number) => BetterSqlite3.Statement {
-  const byLimit = new Map<number, BetterSqlite3.Statement>();
+function limited(db: BetterSqlite3.Database, text: string): (limit: number) => Statement {
+  const byLimit = new Map<number, Statement>();
   return (limit) => {
     let statement = byLimit.get(limit);
     if (statement === undefined) {
@@ -26,7 +29,7 @@ function limited(db: BetterSqlite3.Database, text: string): (limit: number) => B
 
 /** Every statement the SQLite store runs, prepared once per connection. */
 export function prepareStatements(db: BetterSqlite3.Database) {
-  const sql = (text: string) => db.prepare(text);
+  const sql = (text: string): Statement => db.prepare(text);
   return {
     begin: sql("BEGIN IMMEDIATE"),
     dataVersion: sql("PRAGMA data_version").pluck(),

@@ -1,8 +1,21 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-/** The shared test data, read in place (never copied into the repository). */
-export const TESTDATA = fileURLToPath(new URL("../../../shared/testdata/", import.meta.url));
+/**
+ * The shared test data, read in place (never copied into the repository): `$QUEUE_RUNTIME_SHARED`,
+ * else `../shared` next to the checkout, else the workplace's `/work/shared` (for clones made elsewhere).
+ */
+export const TESTDATA =
+  [
+    process.env.QUEUE_RUNTIME_SHARED,
+    fileURLToPath(new URL("../../../shared", import.meta.url)),
+    "/work/shared",
+  ]
+    .filter(
+      (candidate): candidate is string => candidate !== undefined && existsSync(`${candidate}/testdata`),
+    )
+    .map((candidate) => `${candidate}/testdata/`)[0] ??
+  fileURLToPath(new URL("../../../shared/testdata/", import.meta.url));
 
 /** Reads a file under the shared test data as UTF-8. */
 export function readTestData(path: string): string {

@@ -13,7 +13,12 @@ import {
 import { afterAll, describe, expect, it } from "vitest";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-cli-"));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  // A failed assertion must not leave a server running.
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  rmSync(directory, { recursive: true, force: true });
+});
 
 interface Running {
   readonly child: ChildProcess;

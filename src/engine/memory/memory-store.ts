@@ -336,7 +336,13 @@ export class MemoryStore implements QueueStore {
   // Queues an availability entry for the group's oldest ready message when it changed.
   #announceHead(q: MemoryQueue, group: Group): void {
     const head = this.#head(group);
-    if (head === undefined || head.key === group.announcedHead) return;
+    // With no ready head the last entry goes stale and is dropped, so the same head coming back
+    // (its only message released by an abandon or an expired lock) must be announced again.
+    if (head === undefined) {
+      group.announcedHead = 0;
+      return;
+    }
+    if (head.key === group.announcedHead) return;
     group.announcedHead = head.key;
     q.available.push({ key: head.key, tie: 0, group });
   }

@@ -33,6 +33,13 @@ const registry = new Map<string, Registration>([
       createsQueues: true,
     },
   ],
+  [
+    "sqs",
+    {
+      load: async () => (await import("../providers/sqs/sqs-provider.js")).createSqsProvider,
+      createsQueues: false,
+    },
+  ],
 ]);
 
 function clockOf(provider: ProviderConfig): Clock | undefined {

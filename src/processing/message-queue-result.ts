@@ -20,7 +20,7 @@ export const MESSAGE_QUEUE_RESULTS: readonly MessageQueueResult[] = Object.value
 
 /** True when `value` is one of the {@link MessageQueueResult} values. */
 export function isMessageQueueResult(value: unknown): value is MessageQueueResult {
-  // Compared one by one: it runs for every completion, and this beats a Set lookup.
+  // Compared one by one: it runs for every completion that is not Success, and this beats a Set lookup.
   return (
     value === MessageQueueResult.Success ||
     value === MessageQueueResult.Error ||

@@ -1,8 +1,8 @@
 import { type Clock, systemClock } from "../core/clock.js";
 import { QueueError } from "../core/errors.js";
-import { AttemptContext } from "./attempt-context.js";
 import { Drain } from "./drain.js";
-import { ArrivalList, StateList } from "./message-lists.js";
+import type { MessageExtras } from "./message-extras.js";
+import { ArrivalList, PendingList, StateList } from "./message-lists.js";
 import { isMessageQueueResult, type MessageOutcome, MessageQueueResult } from "./message-queue-result.js";
 import {
   DEFAULT_INTERVAL_MS,
@@ -18,10 +18,15 @@ import {
   validateLimitMs,
   validateRetryCount,
 } from "./options.js";
-import { type MessageHandle, MessageState, QueuedMessage } from "./queued-message.js";
+import { type MessageHandle, QueuedMessage } from "./queued-message.js";
+import { RetryContext } from "./retry-context.js";
 import { isRetryable } from "./retryable-error.js";
+import { TickFrame } from "./tick-frame.js";
 import { Ticker } from "./ticker.js";
 import { type Expire, expireEnqueued, expireProcessing } from "./timeouts.js";
+
+/** How many messages go through the state lists between two renewals of them (see #renewLists). */
+const RENEW_LISTS_EVERY = 256;
 
 /** Open takes messages; Draining finishes what it holds; Closed holds nothing and takes nothing. */
 type Phase = "Open" | "Draining" | "Closed";
@@ -36,14 +41,24 @@ export class MessageQueue<T> {
   readonly #process: ProcessMessage<T>;
   readonly #clock: Clock;
   readonly #onCallbackError: (error: unknown, message: T) => void;
-  readonly #pending = new StateList<QueuedMessage<T>>();
-  readonly #inProgress = new StateList<QueuedMessage<T>>();
-  readonly #arrivals = new ArrivalList<QueuedMessage<T>>();
+  // Both state lists are replaced by fresh objects every few hundred messages (see #renewLists).
+  #pending = new PendingList<QueuedMessage<T>>();
+  /** Messages in progress whose processor call has returned, in order of start. */
+  #inProgress = new StateList<QueuedMessage<T>>();
+  /**
+   * The innermost running tick, whose frames hold the messages whose processor call is running.
+   * Most complete before that call returns, so they only enter the in-progress list if not.
+   */
+  #tick: TickFrame<T> | undefined = undefined;
+  /** How many messages the queue holds: pending, starting or in the in-progress list. */
+  #count = 0;
+  /** Roughly how many messages went through the lists since they were renewed (see #renewLists). */
+  #passedSinceRenewal = 0;
+  /** Every message in order of arrival, kept only while an enqueue limit is set. */
+  readonly #arrivals = new ArrivalList<MessageExtras<T>>();
   #maxEnqueuedTimeMs: number;
   #maxProcessingTimeMs: number;
   #maxRetryCount: number;
-  #pendingTickets = 0;
-  #arrivalTickets = 0;
   #phase: Phase = "Open";
   readonly #ticker: Ticker;
   #drain: Drain | undefined = undefined;
@@ -60,7 +75,7 @@ export class MessageQueue<T> {
     this.#ticker = new Ticker(
       this.#clock,
       () => this.doWork(),
-      () => this.#arrivals.size > 0,
+      () => !this.isEmpty(),
     );
   }
 
@@ -80,17 +95,17 @@ export class MessageQueue<T> {
       throw new QueueError("Validation", "a message is required (undefined and null are not messages)");
     if (onCompleted !== undefined && typeof onCompleted !== "function")
       throw new QueueError("Validation", "onCompleted must be a function");
+    // Without an enqueue limit nothing reads the time (see setMaxEnqueuedTimeMs).
+    const enqueuedAt = this.#maxEnqueuedTimeMs > 0 ? this.#now() : undefined;
     const item = new QueuedMessage<T>(
       message,
-      // Without an enqueue limit nothing reads the time, so it is not asked for (see setMaxEnqueuedTimeMs).
-      this.#maxEnqueuedTimeMs > 0 ? this.#now() : undefined,
-      ++this.#arrivalTickets,
       // The context is stored untyped and handed back to the same callback, so its type still holds.
       onCompleted as MessageProcessingCompleted<T, unknown> | undefined,
       context,
     );
-    this.#arrivals.push(item);
-    this.#enterPending(item);
+    if (enqueuedAt !== undefined) this.#arrive(item, enqueuedAt);
+    this.#pending.push(item);
+    this.#count++;
     this.#ticker.schedule();
     return item;
   }
@@ -112,31 +127,15 @@ export class MessageQueue<T> {
    * the processor. Messages added or sent back for a retry during the tick wait for the next one.
    */
   doWork(): void {
-    if (this.#arrivals.size === 0) return;
-    let now: number | undefined;
-    if (this.#maxEnqueuedTimeMs > 0 || this.#maxProcessingTimeMs > 0) {
-      try {
-        now = this.#now();
-      } catch (clockFailure) {
-        this.#failPending(clockFailure);
-        return;
-      }
-      if (this.#maxEnqueuedTimeMs > 0)
-        expireEnqueued(this.#arrivals, now, () => this.#maxEnqueuedTimeMs, this.#expire);
-      if (this.#maxProcessingTimeMs > 0)
-        expireProcessing(this.#inProgress, now, () => this.#maxProcessingTimeMs, this.#expire);
+    if (this.isEmpty()) return;
+    const frame = new TickFrame(this.#tick);
+    this.#tick = frame;
+    try {
+      this.#tickIn(frame);
+    } finally {
+      this.#tick = frame.outer;
     }
-    // Only a processing limit needs the start time: without one, no number is stored per attempt.
-    const startedAt = this.#maxProcessingTimeMs > 0 ? now : undefined;
-    const lastTicket = this.#pendingTickets;
-    for (
-      let item = this.#pending.head;
-      item !== undefined && item.pendingTicket <= lastTicket;
-      item = this.#pending.head
-    ) {
-      this.#pending.remove(item);
-      this.#startAttempt(item, startedAt);
-    }
+    if (frame.outer === undefined && this.#passedSinceRenewal >= RENEW_LISTS_EVERY) this.#renewLists();
   }
 
   /**
@@ -164,7 +163,7 @@ export class MessageQueue<T> {
       if (!drain) this.removeAll();
       return running.done;
     }
-    if (!drain || this.#arrivals.size === 0) {
+    if (!drain || this.isEmpty()) {
       this.#phase = "Closed";
       this.removeAll();
       this.#ticker.cancel();
@@ -179,16 +178,16 @@ export class MessageQueue<T> {
   }
 
   /**
-   * Removes every pending and in-progress message, aborting its signal and completing it with
-   * `Cancelled`; messages added by those callbacks are kept.
+   * Removes every in-progress, then every pending message (the seed's order), aborting its signal
+   * and completing it with `Cancelled`; messages added by those callbacks are kept.
    */
   removeAll(): void {
-    const lastTicket = this.#arrivalTickets;
-    for (
-      let item = this.#arrivals.oldest;
-      item !== undefined && item.arrivalTicket <= lastTicket;
-      item = this.#arrivals.oldest
-    ) {
+    if (this.isEmpty()) return;
+    // Taken first, so that what the Cancelled callbacks add stays; what they complete is skipped.
+    const removed = [...this.#inProgressMessages()];
+    for (let item = this.#pending.head; item !== undefined; item = item.next) removed.push(item);
+    for (const item of removed) {
+      if (item.isCompleted) continue;
       this.#leaveLists(item, undefined);
       this.#complete(item, MessageQueueResult.Cancelled, undefined);
     }
@@ -196,7 +195,7 @@ export class MessageQueue<T> {
 
   /** True when no message is pending or in progress. */
   isEmpty(): boolean {
-    return this.#arrivals.size === 0;
+    return this.#count === 0;
   }
 
   /** How many messages wait for a tick. */
@@ -206,34 +205,40 @@ export class MessageQueue<T> {
 
   /** How many messages the processor holds. */
   get inProgressCount(): number {
-    return this.#inProgress.size;
+    return this.#count - this.#pending.size;
   }
 
   /**
    * Sets how long a message may stay in the queue, in ms (0 = no limit); checked from the next
-   * tick. Messages added while there was no limit count their time from this call.
+   * tick. When a limit is set where there was none, every message already in the queue counts its
+   * time from this call.
    */
   setMaxEnqueuedTimeMs(ms: number): void {
     this.#assertNotClosed();
     const limit = validateLimitMs("maxEnqueuedTimeMs", ms);
-    if (limit > 0 && this.#maxEnqueuedTimeMs === 0) {
+    const was = this.#maxEnqueuedTimeMs;
+    if (limit > 0 && was === 0) {
       const now = this.#now();
-      for (let item = this.#arrivals.oldest; item !== undefined; item = item.newer) item.enqueuedAt ??= now;
+      for (const item of this.#inProgressMessages()) this.#arrive(item, now);
+      for (let item = this.#pending.head; item !== undefined; item = item.next) this.#arrive(item, now);
+    } else if (limit === 0 && was > 0) {
+      // Unlinked one by one, so no message keeps another alive through stale links.
+      for (let extras = this.#arrivals.oldest; extras !== undefined; extras = this.#arrivals.oldest)
+        this.#arrivals.remove(extras);
     }
     this.#maxEnqueuedTimeMs = limit;
   }
 
   /**
-   * Sets how long one attempt may take, in ms (0 = no limit); checked from the next tick.
-   * Attempts started while there was no limit count their time from this call.
+   * Sets how long one attempt may take, in ms (0 = no limit); checked from the next tick. When a
+   * limit is set where there was none, every attempt already running counts its time from this call.
    */
   setMaxProcessingTimeMs(ms: number): void {
     this.#assertNotClosed();
     const limit = validateLimitMs("maxProcessingTimeMs", ms);
     if (limit > 0 && this.#maxProcessingTimeMs === 0) {
       const now = this.#now();
-      for (let item = this.#inProgress.head; item !== undefined; item = item.next)
-        item.processingStartedAt ??= now;
+      for (const item of this.#inProgressMessages()) item.withExtras().processingStartedAt = now;
     }
     this.#maxProcessingTimeMs = limit;
   }
@@ -261,41 +266,124 @@ export class MessageQueue<T> {
     }
   }
 
+  // The tick itself, in `frame`, which is running before anything can call back into the queue.
+  #tickIn(frame: TickFrame<T>): void {
+    let now: number | undefined;
+    if (this.#maxEnqueuedTimeMs > 0 || this.#maxProcessingTimeMs > 0) {
+      try {
+        now = this.#now();
+      } catch (clockFailure) {
+        this.#failPending(clockFailure);
+        return;
+      }
+      if (this.#maxEnqueuedTimeMs > 0)
+        expireEnqueued(this.#arrivals, now, () => this.#maxEnqueuedTimeMs, this.#expire);
+      if (this.#maxProcessingTimeMs > 0)
+        expireProcessing(this.#inProgress, now, () => this.#maxProcessingTimeMs, this.#expire);
+    }
+    const pending = this.#pending;
+    this.#passedSinceRenewal += pending.size;
+    const round = pending.beginRound();
+    for (let item = pending.takeNext(round); item !== undefined; item = pending.takeNext(round))
+      this.#startAttempt(item, now, frame);
+  }
+
+  // Every message passes through the ends of both lists, and storing a young object into an old
+  // one costs a write barrier: a list object that lives across many ticks is old. A fresh one
+  // stays young; the messages do not point back to it, so moving them over is O(1). Only the
+  // outermost tick does it (an inner one would pull the list from under the outer one's round),
+  // and only every few hundred messages, so that ticks of a message or two do not pay for it.
+  #renewLists(): void {
+    this.#passedSinceRenewal = 0;
+    const pending = new PendingList<QueuedMessage<T>>();
+    pending.takeOver(this.#pending);
+    this.#pending = pending;
+    const inProgress = new StateList<QueuedMessage<T>>();
+    inProgress.takeOver(this.#inProgress);
+    this.#inProgress = inProgress;
+  }
+
+  // Every message in progress: the listed ones in order of start, then the starting ones.
+  *#inProgressMessages(): Generator<QueuedMessage<T>> {
+    for (let item = this.#inProgress.head; item !== undefined; item = item.next) yield item;
+    const starting: QueuedMessage<T>[] = [];
+    for (let frame = this.#tick; frame !== undefined; frame = frame.outer)
+      if (frame.calling?.isStarting) starting.unshift(frame.calling);
+    yield* starting;
+  }
+
   #assertNotClosed(): void {
     if (this.#phase === "Closed") throw new QueueError("ClientClosed", "the queue is stopped");
   }
 
-  #enterPending(item: QueuedMessage<T>): void {
-    item.state = MessageState.Pending;
-    item.pendingTicket = ++this.#pendingTickets;
-    this.#pending.push(item);
+  // Stamps `item` with the time it counts as enqueued and appends it to the arrival list.
+  #arrive(item: QueuedMessage<T>, now: number): void {
+    const extras = item.withExtras();
+    extras.enqueuedAt = now;
+    this.#arrivals.push(extras);
   }
 
-  #startAttempt(item: QueuedMessage<T>, startedAt: number | undefined): void {
-    item.state = MessageState.InProgress;
-    item.processingStartedAt = startedAt;
-    const attempt = ++item.attempts;
-    item.current = attempt;
-    this.#inProgress.push(item);
+  // `now` is the tick's time, read only when a limit is set. What most messages never need is in
+  // methods of its own, so that V8 can inline the whole common path into the tick.
+  #startAttempt(item: QueuedMessage<T>, now: number | undefined, frame: TickFrame<T>): void {
+    const attempt = item.startAttempt();
+    frame.calling = item;
     let returned: unknown;
     try {
-      // `complete` is bound to this message and attempt number: once the attempt has ended, it does nothing.
-      returned = this.#process(
-        item.message,
-        (result, reason) => this.#completeAttempt(item, attempt, result, reason),
-        new AttemptContext(item, attempt),
-      );
+      // Checked per message: a processor may set the limit during the tick.
+      if (this.#maxProcessingTimeMs > 0 || item.extras !== undefined) this.#stampStart(item, now);
+      // `complete` is bound to this message and attempt number: once the attempt has ended, it
+      // does nothing. A bound function needs no closure context, and when the processor is inlined
+      // V8 does not allocate it at all. The first attempt's context is the message itself.
+      returned =
+        attempt === 1
+          ? this.#process(item.message, this.#completeAttempt.bind(this, item, 1), item)
+          : this.#processRetry(item, attempt);
     } catch (error) {
       this.#attemptFailed(item, attempt, error);
-      return;
     }
-    if (typeof returned === "object" && returned !== null && "then" in returned)
-      this.#follow(item, attempt, returned);
+    frame.calling = undefined;
+    if (item.isStarting) this.#list(item);
+    if (returned !== undefined) this.#follow(item, attempt, returned);
   }
 
-  // A processor's Promise completes its attempt, unless `complete` was called first.
-  #follow(item: QueuedMessage<T>, attempt: number, returned: object): void {
-    const then: unknown = (returned as { then: unknown }).then;
+  // Records when the attempt starts while a processing limit is set, and forgets an earlier
+  // attempt's start otherwise. The seed fails a message whose start time cannot be read with
+  // Error, which is what a throw here does.
+  #stampStart(item: QueuedMessage<T>, now: number | undefined): void {
+    item.withExtras().processingStartedAt = this.#maxProcessingTimeMs > 0 ? (now ?? this.#now()) : undefined;
+  }
+
+  #processRetry(item: QueuedMessage<T>, attempt: number): unknown {
+    return this.#process(
+      item.message,
+      this.#completeAttempt.bind(this, item, attempt),
+      new RetryContext(item, attempt),
+    );
+  }
+
+  // Moves a starting message into the in-progress list, at its place in order of start: only a
+  // tick run by a processor can have listed messages that started later.
+  #list(item: QueuedMessage<T>): void {
+    item.markListed();
+    const startedAt = item.extras?.processingStartedAt;
+    let anchor = this.#inProgress.tail;
+    if (startedAt !== undefined)
+      while (anchor !== undefined && (anchor.extras?.processingStartedAt ?? startedAt) > startedAt)
+        anchor = anchor.prev;
+    this.#inProgress.insertAfter(item, anchor);
+  }
+
+  // Takes a message in progress out of the in-progress list, unless it is still starting.
+  #leaveProgress(item: QueuedMessage<T>): void {
+    if (!item.isStarting) this.#inProgress.remove(item);
+  }
+
+  // A processor's Promise completes its attempt, unless `complete` was called first; any other
+  // value it returns is ignored.
+  #follow(item: QueuedMessage<T>, attempt: number, returned: unknown): void {
+    if (typeof returned !== "object" || returned === null || !("then" in returned)) return;
+    const then: unknown = returned.then;
     if (typeof then !== "function") return;
     try {
       then.call(
@@ -309,7 +397,7 @@ export class MessageQueue<T> {
   }
 
   #attemptFailed(item: QueuedMessage<T>, attempt: number, error: unknown): void {
-    if (item.current === attempt)
+    if (item.isRunning(attempt))
       this.#completeAttempt(
         item,
         attempt,
@@ -326,20 +414,21 @@ export class MessageQueue<T> {
     result: MessageQueueResult,
     reason: unknown,
   ): void {
-    if (!isMessageQueueResult(result))
-      throw new QueueError("Validation", `complete() needs a MessageQueueResult, got ${String(result)}`);
-    if (item.current !== attempt) return;
-    item.current = 0;
-    this.#inProgress.remove(item);
-    let final = result;
-    if (result === MessageQueueResult.RetryableError) {
-      if (item.attempts <= this.#maxRetryCount) {
-        this.#enterPending(item);
-        return;
-      }
-      final = MessageQueueResult.Error;
-    }
-    this.#complete(item, final, reason);
+    // Success, the common case, is checked first: the full check then stays out of the hot path.
+    if (result !== MessageQueueResult.Success && !isMessageQueueResult(result)) throw invalidResult(result);
+    if (!item.isRunning(attempt)) return;
+    this.#leaveProgress(item);
+    if (result === MessageQueueResult.RetryableError) this.#retry(item, reason);
+    else this.#complete(item, result, reason);
+  }
+
+  // Sends a message whose attempt failed with RetryableError back to pending, or ends it with
+  // Error once its retries are used up.
+  #retry(item: QueuedMessage<T>, reason: unknown): void {
+    if (item.attempts <= this.#maxRetryCount) {
+      item.backToPending();
+      this.#pending.push(item);
+    } else this.#complete(item, MessageQueueResult.Error, reason);
   }
 
   readonly #expire: Expire<T> = (item, reason) => {
@@ -349,30 +438,24 @@ export class MessageQueue<T> {
 
   // The seed fails each message of the tick with Error when the time cannot be read.
   #failPending(clockFailure: unknown): void {
-    const lastTicket = this.#pendingTickets;
-    for (
-      let item = this.#pending.head;
-      item !== undefined && item.pendingTicket <= lastTicket;
-      item = this.#pending.head
-    ) {
-      this.#pending.remove(item);
+    const pending = this.#pending;
+    const round = pending.beginRound();
+    for (let item = pending.takeNext(round); item !== undefined; item = pending.takeNext(round))
       this.#complete(item, MessageQueueResult.Error, clockFailure);
-    }
   }
 
   // Takes a message out of its state list and aborts its signal: it ends without completing.
   #leaveLists(item: QueuedMessage<T>, abortReason: unknown): void {
-    if (item.current === 0) this.#pending.remove(item);
-    else {
-      item.current = 0;
-      this.#inProgress.remove(item);
-    }
-    item.abort(abortReason);
+    if (item.isPending) this.#pending.remove(item);
+    else this.#leaveProgress(item);
+    item.withExtras().abort(abortReason);
   }
 
+  // Ends `item`, which is in neither state list any more, and runs its completion callback.
   #complete(item: QueuedMessage<T>, result: MessageQueueResult, reason: unknown): void {
-    item.state = MessageState.Completed;
-    this.#arrivals.remove(item);
+    item.markCompleted();
+    this.#count--;
+    if (this.#maxEnqueuedTimeMs > 0) this.#arrivals.remove(item.extras!);
     const onCompleted = item.onCompleted;
     if (onCompleted !== undefined) {
       try {
@@ -381,7 +464,7 @@ export class MessageQueue<T> {
         this.#reportCallbackError(error, item.message);
       }
     }
-    if (this.#arrivals.size === 0) this.#becameEmpty();
+    if (this.isEmpty()) this.#becameEmpty();
   }
 
   #becameEmpty(): void {
@@ -411,6 +494,10 @@ function resolveOutcome<T>(
   resolve: (outcome: MessageOutcome) => void,
 ): void {
   resolve({ result, reason });
+}
+
+function invalidResult(result: unknown): QueueError {
+  return new QueueError("Validation", `complete() needs a MessageQueueResult, got ${String(result)}`);
 }
 
 function warnCallbackError(error: unknown): void {

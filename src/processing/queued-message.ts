@@ -1,5 +1,6 @@
-import type { ArrivalLinks, StateLinks } from "./message-lists.js";
-import type { MessageProcessingCompleted } from "./options.js";
+import { MessageExtras } from "./message-extras.js";
+import type { StateLinks } from "./message-lists.js";
+import type { MessageProcessingCompleted, ProcessingContext } from "./options.js";
 
 /** Where a message is in its life: waiting for a tick, being processed, or done. */
 export const MessageState = {
@@ -24,75 +25,117 @@ export interface MessageHandle<T> {
   readonly attempts: number;
 }
 
-/** What `abort()` leaves when no signal was asked for yet: the reason to abort one with later. */
-class Aborted {
-  constructor(readonly reason: unknown) {}
-}
+// A message's state and attempt count share one small integer, `attempts * 4 + state code`, to
+// keep the object a field smaller: its size is what a tick costs most.
+const PENDING = 0;
+/** In progress and in the in-progress list. */
+const IN_PROGRESS = 1;
+const COMPLETED = 2;
+/** In progress while its processor call has not returned: in no list yet (most complete before). */
+const STARTING = 3;
+const STATE_OF_CODE: readonly MessageState[] = [
+  MessageState.Pending,
+  MessageState.InProgress,
+  MessageState.Completed,
+  MessageState.InProgress,
+];
 
-const CANCELLED = new Aborted(undefined);
-
-/** One message held by the queue: its data, its place in the lists, its running attempt and its signal. */
-export class QueuedMessage<T>
-  implements MessageHandle<T>, StateLinks<QueuedMessage<T>>, ArrivalLinks<QueuedMessage<T>>
-{
-  state: MessageState = MessageState.Pending;
-  attempts = 0;
-  /**
-   * When the current attempt started (its tick's time); undefined while no processing limit needs
-   * it (undefined rather than NaN, so that V8 keeps no boxed number per message).
-   */
-  processingStartedAt: number | undefined = undefined;
-  /** Position in the pending list, so a tick only takes messages that were pending when it began. */
-  pendingTicket = 0;
-  /** The number of the attempt that may still complete it; 0 when none may. */
-  current = 0;
+/**
+ * One message held by the queue: its data and its links in the pending or in-progress list. It is
+ * also the handle `add()` returns and the context of its first attempt (retries, which are rare,
+ * get a context of their own), so that a message without limits costs one small object. Anything
+ * only some messages need lives in its {@link MessageExtras}.
+ */
+export class QueuedMessage<T> implements MessageHandle<T>, ProcessingContext, StateLinks<QueuedMessage<T>> {
+  #status = PENDING;
   prev: QueuedMessage<T> | undefined = undefined;
   next: QueuedMessage<T> | undefined = undefined;
-  older: QueuedMessage<T> | undefined = undefined;
-  newer: QueuedMessage<T> | undefined = undefined;
-  // The controller is created on first use of `signal`: most processors never read it, and an
-  // AbortController is costly. One field for both states keeps every message a little smaller.
-  #abort: AbortController | Aborted | undefined = undefined;
+  /** Timestamps, arrival links and abort state; undefined until one of them is needed. */
+  extras: MessageExtras<T> | undefined = undefined;
 
   /** Holds `message` with the completion callback and context it was added with. */
   constructor(
     readonly message: T,
-    /** When the message was added; undefined while no enqueue limit needs it. */
-    public enqueuedAt: number | undefined,
-    /** Position in arrival order, so `removeAll()` leaves alone what its own callbacks add. */
-    readonly arrivalTicket: number,
     readonly onCompleted: MessageProcessingCompleted<T, unknown> | undefined,
     readonly context: unknown,
   ) {}
 
-  /**
-   * Aborted when the message times out or is cancelled (reason: the `Timeout` QueueError, or an
-   * AbortError); one signal serves all attempts, since either ends the message for good.
-   */
+  /** Where the message is in its life. */
+  get state(): MessageState {
+    return STATE_OF_CODE[this.#status % 4]!;
+  }
+
+  /** How many processing attempts have started. */
+  get attempts(): number {
+    return Math.floor(this.#status / 4);
+  }
+
+  /** As the context of the first attempt: always 1 (later attempts have a context of their own). */
+  get attempt(): number {
+    return 1;
+  }
+
+  /** The message's signal, created on first read: aborted when it times out or is cancelled. */
   get signal(): AbortSignal {
-    const state = this.#abort;
-    if (state instanceof AbortController) return state.signal;
-    const controller = new AbortController();
-    if (state !== undefined) abortWith(controller, state.reason);
-    this.#abort = controller;
-    return controller.signal;
+    return this.withExtras().signal;
   }
 
   /** True once the queue aborted the message (timeout or cancel). */
   get aborted(): boolean {
-    const state = this.#abort;
-    return state instanceof Aborted || state?.signal.aborted === true;
+    return this.extras?.aborted === true;
   }
 
-  /** Aborts the message's signal once; `reason` undefined gives the platform's AbortError. */
-  abort(reason: unknown): void {
-    const state = this.#abort;
-    if (state === undefined) this.#abort = reason === undefined ? CANCELLED : new Aborted(reason);
-    else if (state instanceof AbortController && !state.signal.aborted) abortWith(state, reason);
+  /** True while waiting for a tick. */
+  get isPending(): boolean {
+    return this.#status % 4 === PENDING;
   }
-}
 
-function abortWith(controller: AbortController, reason: unknown): void {
-  if (reason === undefined) controller.abort();
-  else controller.abort(reason);
+  /** True once its completion callback has been called (or is running). */
+  get isCompleted(): boolean {
+    return this.#status % 4 === COMPLETED;
+  }
+
+  /** True while in progress with its processor call not returned yet: it is in no list. */
+  get isStarting(): boolean {
+    return this.#status % 4 === STARTING;
+  }
+
+  /** True while attempt number `attempt` runs: a completion from any other one is stale. */
+  isRunning(attempt: number): boolean {
+    const code = this.#status - attempt * 4;
+    return code === STARTING || code === IN_PROGRESS;
+  }
+
+  /** Moves a pending message into progress, starting; returns the number of the attempt. */
+  startAttempt(): number {
+    // Pending, its code is 0: the status is the attempt count times 4.
+    const status = this.#status + 4 + STARTING;
+    this.#status = status;
+    return (status - STARTING) / 4;
+  }
+
+  /** Records that a starting message has entered the in-progress list. */
+  markListed(): void {
+    this.#status -= STARTING - IN_PROGRESS;
+  }
+
+  /** Sends a message in progress back to pending, for a retry. */
+  backToPending(): void {
+    this.#status = this.#status - (this.#status % 4) + PENDING;
+  }
+
+  /** Marks the message completed. */
+  markCompleted(): void {
+    this.#status = this.#status - (this.#status % 4) + COMPLETED;
+  }
+
+  /** The message's extras, created if it has none yet. */
+  withExtras(): MessageExtras<T> {
+    let extras = this.extras;
+    if (extras === undefined) {
+      extras = new MessageExtras(this);
+      this.extras = extras;
+    }
+    return extras;
+  }
 }

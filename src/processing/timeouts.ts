@@ -1,4 +1,5 @@
 import { QueueError } from "../core/errors.js";
+import type { MessageExtras } from "./message-extras.js";
 import type { ArrivalList, StateList } from "./message-lists.js";
 import type { QueuedMessage } from "./queued-message.js";
 
@@ -11,17 +12,17 @@ export type Expire<T> = (item: QueuedMessage<T>, reason: QueueError) => void;
  * read again for each message because a Timeout callback may change it.
  */
 export function expireEnqueued<T>(
-  arrivals: ArrivalList<QueuedMessage<T>>,
+  arrivals: ArrivalList<MessageExtras<T>>,
   now: number,
   limit: () => number,
   expire: Expire<T>,
 ): void {
-  for (let item = arrivals.oldest; item !== undefined; item = arrivals.oldest) {
+  for (let extras = arrivals.oldest; extras !== undefined; extras = arrivals.oldest) {
     const limitMs = limit();
-    const waited = now - (item.enqueuedAt ?? now);
+    const waited = now - extras.enqueuedAt;
     if (limitMs === 0 || waited < limitMs) return;
     expire(
-      item,
+      extras.item,
       new QueueError(
         "Timeout",
         `the message stayed ${waited} ms in the queue; maxEnqueuedTimeMs is ${limitMs}`,
@@ -42,7 +43,7 @@ export function expireProcessing<T>(
 ): void {
   for (let item = inProgress.head; item !== undefined; item = inProgress.head) {
     const limitMs = limit();
-    const ran = now - (item.processingStartedAt ?? now);
+    const ran = now - (item.extras?.processingStartedAt ?? now);
     if (limitMs === 0 || ran < limitMs) return;
     expire(
       item,

@@ -107,9 +107,10 @@ class Model {
     this.finish(message, result === "RetryableError" ? MessageQueueResult.Error : result);
   }
 
+  // The seed's order: every in-progress message (in order of start), then every pending one.
   removeAll(): void {
-    for (const message of this.messages)
-      if (message.status !== "Completed") this.finish(message, MessageQueueResult.Cancelled);
+    for (const message of [...this.inProgress, ...this.pending])
+      this.finish(message, MessageQueueResult.Cancelled);
   }
 
   finish(message: ModelMessage, result: MessageQueueResult): void {
@@ -211,7 +212,10 @@ describe("MessageQueue properties", () => {
     | "throw"
     | "resolve"
     | "reject"
-    | "rejectRetryable";
+    | "rejectRetryable"
+    | "tick"
+    | "removeAll"
+    | "toggleLimits";
 
   const behaviour = fc.constantFrom<Behaviour>(
     "hold",
@@ -222,6 +226,10 @@ describe("MessageQueue properties", () => {
     "resolve",
     "reject",
     "rejectRetryable",
+    // A processor that calls back into the queue while its message starts.
+    "tick",
+    "removeAll",
+    "toggleLimits",
   );
 
   const startedCommand: fc.Arbitrary<Command> = fc.oneof(
@@ -272,6 +280,18 @@ describe("MessageQueue properties", () => {
                   return Promise.reject(new Error("rejected"));
                 case "rejectRetryable":
                   return Promise.reject(new RetryableError("again"));
+                case "tick":
+                  queue.doWork();
+                  return undefined;
+                case "removeAll":
+                  queue.removeAll();
+                  return undefined;
+                case "toggleLimits": {
+                  const { maxEnqueuedTimeMs, maxProcessingTimeMs } = queue.retrieveOptions();
+                  queue.setMaxEnqueuedTimeMs(maxEnqueuedTimeMs === 0 ? 150 : 0);
+                  queue.setMaxProcessingTimeMs(maxProcessingTimeMs === 0 ? 100 : 0);
+                  return undefined;
+                }
                 default:
                   return undefined;
               }
@@ -292,6 +312,7 @@ describe("MessageQueue properties", () => {
             await flush();
             expect(counts.every((count) => count === 1)).toBe(true);
             expect(queue.isEmpty()).toBe(completed === handles.length);
+            expect(queue.pendingCount + queue.inProgressCount).toBe(handles.length - completed);
             expect(handles.every((h) => h.attempts <= limits.maxRetryCount + 1)).toBe(true);
             if (queue.isEmpty()) expect(clock.pendingTimers).toBe(0);
           }

@@ -43,6 +43,17 @@ describe("removing everything (message_queue_remove_all)", () => {
     expect(completions).toHaveLength(2);
   });
 
+  it("SRS_MESSAGE_QUEUE_09_028 removeAll cancels in the seed's order: every in-progress message, then every pending one", () => {
+    const { queue, calls, completions, onCompleted } = harness({ maxRetryCount: 1 });
+    queue.add("first", onCompleted);
+    queue.add("second", onCompleted);
+    queue.doWork();
+    calls[0]?.complete(MessageQueueResult.RetryableError);
+    queue.add("third", onCompleted);
+    queue.removeAll();
+    expect(completions.map((c) => c.message)).toEqual(["second", "first", "third"]);
+  });
+
   it("SRS_MESSAGE_QUEUE_09_029 removed messages are released: handles completed, no timer, nothing held", async () => {
     const { queue, clock } = harness();
     queue.start({ intervalMs: 50 });

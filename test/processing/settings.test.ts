@@ -24,6 +24,26 @@ describe("max enqueued time (message_queue_set_max_message_enqueued_time_secs)",
     expect(completions.map((c) => c.result)).toEqual(["Timeout"]);
   });
 
+  it("turning the enqueue limit off and on again counts every message from the moment it is back", async () => {
+    const { queue, clock, onCompleted, completions } = harness({ maxEnqueuedTimeMs: 100 });
+    queue.add("in progress", onCompleted);
+    queue.doWork();
+    queue.add("pending", onCompleted);
+    await clock.advance(50);
+    queue.setMaxEnqueuedTimeMs(0);
+    await clock.advance(100);
+    queue.setMaxEnqueuedTimeMs(100);
+    await clock.advance(99);
+    queue.doWork();
+    expect(completions).toEqual([]);
+    await clock.advance(1);
+    queue.doWork();
+    expect(completions.map((c) => [c.message, c.result])).toEqual([
+      ["in progress", "Timeout"],
+      ["pending", "Timeout"],
+    ]);
+  });
+
   it("SRS_MESSAGE_QUEUE_09_054 a valid setMaxEnqueuedTimeMs succeeds without throwing", () => {
     const { queue } = harness();
     expect(queue.setMaxEnqueuedTimeMs(0)).toBeUndefined();
@@ -56,6 +76,22 @@ describe("max processing time (message_queue_set_max_message_processing_time_sec
     queue.doWork();
     expect(completions.map((c) => c.result)).toEqual(["Timeout"]);
     expect(calls[0]?.context.signal.aborted).toBe(true);
+  });
+
+  it("turning the processing limit off and on again counts every running attempt from the moment it is back", async () => {
+    const { queue, clock, onCompleted, completions } = harness({ maxProcessingTimeMs: 100 });
+    queue.add("m", onCompleted);
+    queue.doWork();
+    await clock.advance(50);
+    queue.setMaxProcessingTimeMs(0);
+    await clock.advance(100);
+    queue.setMaxProcessingTimeMs(100);
+    await clock.advance(99);
+    queue.doWork();
+    expect(completions).toEqual([]);
+    await clock.advance(1);
+    queue.doWork();
+    expect(completions.map((c) => c.result)).toEqual(["Timeout"]);
   });
 
   it("SRS_MESSAGE_QUEUE_09_058 a valid setMaxProcessingTimeMs succeeds without throwing", () => {

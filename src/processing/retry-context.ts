@@ -2,10 +2,11 @@ import type { ProcessingContext } from "./options.js";
 import type { QueuedMessage } from "./queued-message.js";
 
 /**
- * What the processor gets for one attempt. Kept to two fields (the signal belongs to the message,
- * created on first use) because one is allocated per attempt on the hot path.
+ * The context of a retry (attempt 2 and later). The first attempt, by far the most common, uses
+ * the message itself as its context; a retry needs its own object so that the context, and the
+ * `complete` function bound to it, keep their attempt number.
  */
-export class AttemptContext<T> implements ProcessingContext {
+export class RetryContext<T> implements ProcessingContext {
   /** Context of attempt number `attempt` of `item`. */
   constructor(
     readonly item: QueuedMessage<T>,

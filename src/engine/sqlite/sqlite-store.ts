@@ -102,6 +102,7 @@ export class SqliteStore implements QueueStore {
   readonly db: BetterSqlite3.Database;
   readonly #sql: Statements;
   readonly #queues = new Map<string, { settings: string; record: QueueRecord }>();
+  readonly #readThisTransaction = new Set<string>();
   #checkpointer: Checkpointer | undefined;
   #depth = 0;
   #dataVersion = -1;
@@ -141,6 +142,7 @@ export class SqliteStore implements QueueStore {
         throw this.#failure(error);
       }
       this.#depth++;
+      this.#readThisTransaction.clear();
       try {
         const result = fn();
         this.#sql.commit.run();
@@ -164,6 +166,9 @@ export class SqliteStore implements QueueStore {
   }
 
   getQueue(name: string): QueueRecord | undefined {
+    // Within one transaction no other process can change a queue: read its settings once.
+    if (this.#depth > 0 && this.#readThisTransaction.has(name)) return this.#queues.get(name)?.record;
+    if (this.#depth > 0) this.#readThisTransaction.add(name);
     const row = this.#sql.getQueue.get(name) as { settings: string } | undefined;
     if (row === undefined) {
       this.#queues.delete(name);
@@ -183,6 +188,7 @@ export class SqliteStore implements QueueStore {
   putQueue(queue: QueueRecord): void {
     const { name, ...settings } = queue;
     this.#sql.putQueue.run(name, JSON.stringify(settings));
+    this.#readThisTransaction.delete(name);
   }
 
   deleteQueue(name: string): void {
@@ -191,6 +197,7 @@ export class SqliteStore implements QueueStore {
     this.#sql.deleteGroups.run(name);
     this.#sql.deleteDuplicates.run(name);
     this.#queues.delete(name);
+    this.#readThisTransaction.delete(name);
   }
 
   insertMessage(queue: string, message: MessageRecord, now: number): number {

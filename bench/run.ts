@@ -10,6 +10,7 @@ const suites: BenchSuite[] = [
   { name: "memory", run: async () => (await import("./memory.bench.js")).run() },
   { name: "sqlite", run: async () => (await import("./sqlite.bench.js")).run() },
   { name: "sqs-server", run: async () => (await import("./sqs-server.bench.js")).run() },
+  { name: "sqs-provider", run: async () => (await import("./sqs-provider.bench.js")).run() },
   { name: "processing", run: async () => (await import("./processing.bench.js")).run() },
 ];
 

@@ -1,0 +1,161 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from "@aws-sdk/client-sqs";
+import { createClient } from "../src/index.js";
+import { type Measurement, measure, report } from "./lib.js";
+
+const MESSAGES = Number(process.env.SQS_BENCH_MESSAGES ?? 50_000);
+const ROUNDS = Number(process.env.SQS_BENCH_ROUNDS ?? 3);
+const WORKERS = 8;
+const BATCH = 10;
+const body = JSON.stringify({ order: 42, sku: "A-1", qty: 3 });
+const credentials = { accessKeyId: "test", secretAccessKey: "test" };
+const here = fileURLToPath(new URL(".", import.meta.url));
+
+interface Server {
+  readonly process: ChildProcess;
+  readonly endpoint: string;
+}
+
+function startServer(): Promise<Server> {
+  const child = spawn(process.execPath, [`${here}../src/cli/main.js`, "serve", "--memory", "--port", "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /listening on (http:\/\/\S+)/.exec(output);
+      if (found) resolve({ process: child, endpoint: found[1]! });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}
+
+async function stop(server: Server): Promise<void> {
+  const exited = new Promise((resolve) => server.process.once("exit", resolve));
+  server.process.kill("SIGTERM");
+  await exited;
+}
+
+/**
+ * The shared shape of the work: each of 8 workers sends a batch of 10 while there is more to
+ * send, receives up to 10 (long-polling 1 s once everything is sent) and deletes what it got.
+ */
+async function drain(
+  send: () => Promise<void>,
+  receiveAndDelete: (waitSeconds: number) => Promise<number>,
+): Promise<void> {
+  let sent = 0;
+  let deleted = 0;
+  const worker = async () => {
+    while (deleted < MESSAGES) {
+      if (sent < MESSAGES) {
+        sent += BATCH;
+        await send();
+      }
+      // Read after the await: `deleted += await ...` would add to a stale count and lose other workers' updates.
+      const got = await receiveAndDelete(sent >= MESSAGES ? 1 : 0);
+      deleted += got;
+    }
+  };
+  await Promise.all(Array.from({ length: WORKERS }, worker));
+}
+
+async function awsSdk(endpoint: string, round: number): Promise<Measurement> {
+  const sqs = new SQSClient({ endpoint, region: "us-east-1", credentials });
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `sdk-${round}` }));
+  const entries = Array.from({ length: BATCH }, (_, i) => ({ Id: `m${i}`, MessageBody: body }));
+  const result = await measure("@aws-sdk/client-sqs 3.1175", MESSAGES, () =>
+    drain(
+      async () => {
+        await sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: entries }));
+      },
+      async (waitSeconds) => {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: BATCH, WaitTimeSeconds: waitSeconds }),
+        );
+        if (Messages.length === 0) return 0;
+        await sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl,
+            Entries: Messages.map((message, i) => ({ Id: `d${i}`, ReceiptHandle: message.ReceiptHandle! })),
+          }),
+        );
+        return Messages.length;
+      },
+    ),
+  );
+  sqs.destroy();
+  return result;
+}
+
+async function queueRuntime(endpoint: string, round: number): Promise<Measurement> {
+  const client = await createClient({
+    provider: { type: "sqs", endpoint, region: "us-east-1", credentials },
+  });
+  const queue = `ours-${round}`;
+  await client.admin.createQueue(queue, { deadLetterQueue: null });
+  const bodies = Array.from({ length: BATCH }, () => body);
+  const result = await measure("queue-runtime sqs provider", MESSAGES, () =>
+    drain(
+      async () => {
+        await client.sendMessages(queue, bodies);
+      },
+      async (waitSeconds) => {
+        const messages = await client.receiveMessages(queue, BATCH, waitSeconds * 1000);
+        // Completes of one moment travel as one DeleteMessageBatch.
+        await Promise.all(messages.map((message) => client.completeMessage(message.receiptHandle)));
+        return messages.length;
+      },
+    ),
+  );
+  await client.close();
+  return result;
+}
+
+const perMessage = (row: Measurement): number => ((row.cpuMs ?? 0) * 1000) / row.items;
+
+/**
+ * Our SQS provider against the AWS SDK as the client of the same `queue-runtime serve --memory`
+ * (a child process, so its CPU is not counted): send + receive + delete of 50 000 messages in
+ * batches of 10, 8 concurrent workers, best of 3 rounds; CPU is this (client) process's.
+ */
+export async function run(): Promise<void> {
+  const server = await startServer();
+  const sdkRuns: Measurement[] = [];
+  const ourRuns: Measurement[] = [];
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Alternating who goes first spreads the noise of a shared machine over both.
+      if (round % 2 === 1) {
+        sdkRuns.push(await awsSdk(server.endpoint, round));
+        ourRuns.push(await queueRuntime(server.endpoint, round));
+      } else {
+        ourRuns.push(await queueRuntime(server.endpoint, round));
+        sdkRuns.push(await awsSdk(server.endpoint, round));
+      }
+    }
+  } finally {
+    await stop(server);
+  }
+  const fastest = (runs: Measurement[]) => [...runs].sort((a, b) => a.ms - b.ms)[0]!;
+  const leanest = (runs: Measurement[]) => Math.min(...runs.map(perMessage));
+  const sdk = fastest(sdkRuns);
+  report(
+    `SQS clients against queue-runtime serve --memory: send + receive + delete of ${MESSAGES.toLocaleString("en-US")} messages, batches of ${BATCH}, ${WORKERS} workers (fastest of ${ROUNDS}; CPU = client process)`,
+    [sdk, fastest(ourRuns)],
+    sdk.name,
+  );
+  const sdkCpu = leanest(sdkRuns);
+  const ourCpu = leanest(ourRuns);
+  console.log(
+    `\nClient CPU per message (least of ${ROUNDS}): AWS SDK ${sdkCpu.toFixed(2)} µs, queue-runtime ${ourCpu.toFixed(2)} µs: ${(sdkCpu / ourCpu).toFixed(2)}x less.`,
+  );
+}

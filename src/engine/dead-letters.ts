@@ -1,7 +1,7 @@
 import { QueueError } from "../core/errors.js";
 import type { EngineContext } from "./context.js";
 import { deadLetterQueueRecord } from "./queue-settings.js";
-import type { MessageRecord, QueueRecord } from "./records.js";
+import type { MessageLock, MessageRecord, QueueRecord } from "./records.js";
 
 /** The attributes a dead-lettered message gains. */
 export const DEAD_LETTER_ATTRIBUTES = {
@@ -33,12 +33,14 @@ function deadLetterQueueFor(context: EngineContext, queue: QueueRecord): QueueRe
 export function moveToDeadLetter(
   context: EngineContext,
   queue: QueueRecord,
-  message: MessageRecord,
+  lock: MessageLock,
   reason: string,
   description: string | undefined,
 ): boolean {
   const target = deadLetterQueueFor(context, queue);
   if (target === undefined) return false;
+  const message = context.store.getMessage(queue.name, lock.seq);
+  if (message === undefined) return false;
   const attributes: Record<string, string> = {
     ...message.attributes,
     [DEAD_LETTER_ATTRIBUTES.reason]: reason,
@@ -54,7 +56,7 @@ export function moveToDeadLetter(
 export function dropOrDeadLetter(
   context: EngineContext,
   queue: QueueRecord,
-  message: MessageRecord,
+  message: MessageLock,
   reason: string,
 ): void {
   const moved = queue.deadLetterOnExpiration && moveToDeadLetter(context, queue, message, reason, undefined);
@@ -65,7 +67,7 @@ export function dropOrDeadLetter(
 export function deadLetterOrFail(
   context: EngineContext,
   queue: QueueRecord,
-  message: MessageRecord,
+  message: MessageLock,
   reason: string,
   description: string | undefined,
 ): void {

@@ -1,12 +1,12 @@
 import type { EngineContext } from "./context.js";
 import { DEAD_LETTER_REASONS, dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
-import type { GroupRecord, MessageRecord, QueueRecord } from "./records.js";
+import type { GroupRecord, MessageLock, QueueRecord } from "./records.js";
 
 /** The most due or expired messages one call handles, so a single receive never stalls on a backlog. */
 const MAINTENANCE_LIMIT = 1_000;
 
 /** True when a message has been delivered as often as its queue allows. */
-export function deliveriesExhausted(queue: QueueRecord, message: MessageRecord): boolean {
+export function deliveriesExhausted(queue: QueueRecord, message: MessageLock): boolean {
   return queue.maxDeliveryCount !== null && message.deliveryCount >= queue.maxDeliveryCount;
 }
 
@@ -18,7 +18,7 @@ export function deliveriesExhausted(queue: QueueRecord, message: MessageRecord):
 export function release(
   context: EngineContext,
   queue: QueueRecord,
-  message: MessageRecord,
+  message: MessageLock,
   visibleAt: number,
   now: number,
 ): void {

@@ -22,6 +22,7 @@ import {
   deadLetter,
   extendLock,
   type LockReference,
+  relock,
   type SettleOptions,
 } from "./settlement.js";
 import type { QueueStore } from "./store.js";
@@ -128,7 +129,7 @@ export class QueueEngine {
 
   /** Sets a message lock to end `durationMs` from now and hands the message, as locked, to `deliver`. */
   relock<T>(lock: LockReference, durationMs: number, deliver: Deliver<T>): T {
-    return deliver(extendLock(this.#context, lock, durationMs));
+    return deliver(relock(this.#context, lock, durationMs));
   }
 
   /** Locks a session (the one named, or the next available within `waitMs`); `NoSessionAvailable` when none came. */

@@ -21,29 +21,36 @@ export interface QueueRecord {
   readonly properties: Readonly<Record<string, string>>;
 }
 
-/** A message as the engine stores it; instants in ms since the epoch. */
-export interface MessageRecord {
+/**
+ * What locking and delivering a message change, and what deciding about them needs: the part of a
+ * message that settlement and upkeep read (a store may read it without the body).
+ */
+export interface MessageLock {
   /** Increasing per queue; also the delivery order. Assigned by the store when the message is inserted. */
   seq: number;
-  readonly messageId: string;
-  readonly body: Uint8Array;
-  readonly attributes: Readonly<Record<string, string>> | undefined;
   readonly sessionId: string | undefined;
-  readonly correlationId: string | undefined;
-  readonly contentType: string | undefined;
-  /** Fields a protocol server carries with the message and the engine does not read. */
-  readonly properties: Readonly<Record<string, string>> | undefined;
-  readonly enqueuedAt: number;
   /** When the message's time to live ends, or `null`. */
   readonly expiresAt: number | null;
   state: MessageState;
   /** For `delayed`: when it becomes ready. For `locked`: when the lock ends. */
   visibleAt: number;
-  /** The current lock, or `null` when not locked. */
+  /** The token of the latest lock (kept after it ends, until the next receive), or `null` before the first. */
   lockToken: string | null;
   deliveryCount: number;
   firstDeliveredAt: number | null;
   deliveredAt: number | null;
+}
+
+/** A message as the engine stores it; instants in ms since the epoch. */
+export interface MessageRecord extends MessageLock {
+  readonly messageId: string;
+  readonly body: Uint8Array;
+  readonly attributes: Readonly<Record<string, string>> | undefined;
+  readonly correlationId: string | undefined;
+  readonly contentType: string | undefined;
+  /** Fields a protocol server carries with the message and the engine does not read. */
+  readonly properties: Readonly<Record<string, string>> | undefined;
+  readonly enqueuedAt: number;
 }
 
 /** Why a group (session) is locked: by an accepted session, or by messages a plain receive took. */

@@ -2,7 +2,7 @@ import { QueueError } from "../core/errors.js";
 import type { EngineContext } from "./context.js";
 import { deadLetterOrFail } from "./dead-letters.js";
 import { release, releaseGroupIfIdle } from "./maintenance.js";
-import type { MessageRecord, QueueRecord } from "./records.js";
+import type { MessageLock, MessageRecord, QueueRecord } from "./records.js";
 
 /** A reference to a lock: the queue, the message's sequence number and the lock token. */
 export interface LockReference {
@@ -26,10 +26,10 @@ function lockedMessage(
   lock: LockReference,
   now: number,
   options: SettleOptions = {},
-): { queue: QueueRecord; message: MessageRecord } {
+): { queue: QueueRecord; message: MessageLock } {
   const queue = context.store.getQueue(lock.queue);
   if (queue === undefined) throw new QueueError("InvalidReceipt", `queue ${lock.queue} no longer exists`);
-  const message = context.store.getMessage(lock.queue, lock.seq);
+  const message = context.store.getLock(lock.queue, lock.seq);
   if (message === undefined || message.lockToken !== lock.lockToken)
     throw new QueueError(
       "InvalidReceipt",
@@ -81,7 +81,7 @@ export function deadLetter(
  * message at once. Returns the message as now locked. Messages of an accepted session follow
  * its lock instead.
  */
-export function extendLock(context: EngineContext, lock: LockReference, durationMs?: number): MessageRecord {
+export function extendLock(context: EngineContext, lock: LockReference, durationMs?: number): MessageLock {
   return context.store.transaction(() => {
     const now = context.clock.now();
     const { queue, message } = lockedMessage(context, lock, now);
@@ -105,5 +105,13 @@ export function extendLock(context: EngineContext, lock: LockReference, duration
       context.store.putGroup(queue.name, group);
     }
     return message;
+  });
+}
+
+/** Sets a lock to end `durationMs` from now and returns the whole message as now locked. */
+export function relock(context: EngineContext, lock: LockReference, durationMs: number): MessageRecord {
+  return context.store.transaction(() => {
+    extendLock(context, lock, durationMs);
+    return context.store.getMessage(lock.queue, lock.seq)!;
   });
 }

@@ -1,4 +1,11 @@
-import type { DuplicateRecord, GroupRecord, MessageRecord, QueueRecord, StateCounts } from "./records.js";
+import type {
+  DuplicateRecord,
+  GroupRecord,
+  MessageLock,
+  MessageRecord,
+  QueueRecord,
+  StateCounts,
+} from "./records.js";
 
 /**
  * The storage behind the queue engine. The engine decides every state change; a store keeps
@@ -25,8 +32,10 @@ export interface QueueStore {
   insertMessage(queue: string, message: MessageRecord, now: number): number;
   /** A message by its sequence number. */
   getMessage(queue: string, seq: number): MessageRecord | undefined;
+  /** The lock and delivery fields of a message, without its body (what settling it needs). */
+  getLock(queue: string, seq: number): MessageLock | undefined;
   /** Stores the new state, lock and delivery fields of a message already stored. */
-  updateMessage(queue: string, message: MessageRecord): void;
+  updateMessage(queue: string, message: MessageLock): void;
   /** Removes a message. */
   deleteMessage(queue: string, seq: number): void;
   /** Removes every message of a queue; returns how many. */
@@ -37,13 +46,13 @@ export interface QueueStore {
   /** Up to `limit` ready messages of one group, lowest sequence first. */
   readyInGroup(queue: string, sessionId: string, limit: number): MessageRecord[];
   /** The locked messages of one group. */
-  lockedInGroup(queue: string, sessionId: string): MessageRecord[];
+  lockedInGroup(queue: string, sessionId: string): MessageLock[];
   /** Up to `limit` groups with ready messages whose lock is free at `now`, the one with the oldest ready message first. */
   availableGroups(queue: string, now: number, limit: number): string[];
   /** Up to `limit` delayed or locked messages whose `visibleAt` has come, earliest first. */
-  dueMessages(queue: string, now: number, limit: number): MessageRecord[];
+  dueMessages(queue: string, now: number, limit: number): MessageLock[];
   /** Up to `limit` ready or delayed messages whose time to live has ended. */
-  expiredMessages(queue: string, now: number, limit: number): MessageRecord[];
+  expiredMessages(queue: string, now: number, limit: number): MessageLock[];
   /** The earliest future moment something changes by itself: a delay or lock ends, or a group lock over ready messages ends. */
   nextWakeAt(queue: string, now: number): number | undefined;
   /** Counts by stored state (locks that ended but were not yet released still count as locked). */

@@ -2,6 +2,7 @@ import { QueueError } from "../../core/errors.js";
 import type {
   DuplicateRecord,
   GroupRecord,
+  MessageLock,
   MessageRecord,
   MessageState,
   QueueRecord,
@@ -72,6 +73,11 @@ class MemoryQueue {
   }
 }
 
+function lockFields(message: MessageLock): Partial<MessageRecord> {
+  const { state, visibleAt, lockToken, deliveryCount, firstDeliveredAt, deliveredAt } = message;
+  return { state, visibleAt, lockToken, deliveryCount, firstDeliveredAt, deliveredAt };
+}
+
 const current = (entry: MessageEntry): boolean => entry.slot.version === entry.version;
 
 function readyVerdict(slot: Slot): Verdict {
@@ -139,7 +145,11 @@ export class MemoryStore implements QueueStore {
     return this.#queues.get(queue)?.messages.get(seq)?.record;
   }
 
-  updateMessage(queue: string, message: MessageRecord): void {
+  getLock(queue: string, seq: number): MessageLock | undefined {
+    return this.getMessage(queue, seq);
+  }
+
+  updateMessage(queue: string, message: MessageLock): void {
     const q = this.#queue(queue);
     const slot = q.messages.get(message.seq);
     if (slot === undefined)
@@ -147,7 +157,8 @@ export class MemoryStore implements QueueStore {
     q.counts[slot.state]--;
     q.counts[message.state]++;
     const wasReady = slot.state === "ready";
-    slot.record = message;
+    // The engine changes the stored record itself (getLock hands it out); any other object is copied in.
+    if (message !== slot.record) Object.assign(slot.record, lockFields(message));
     slot.state = message.state;
     slot.version++;
     this.#index(q, slot);

@@ -6,6 +6,7 @@ import {
   type GroupLockKind,
   type GroupRecord,
   MESSAGE_STATES,
+  type MessageLock,
   type MessageRecord,
   type QueueRecord,
   type StateCounts,
@@ -66,6 +67,33 @@ const optionalJson = (text: string | null): Record<string, string> | undefined =
   text === null ? undefined : (JSON.parse(text) as Record<string, string>);
 const jsonOrNull = (value: Readonly<Record<string, string>> | undefined): string | null =>
   value === undefined ? null : JSON.stringify(value);
+
+// A message's lock fields in the column order of LOCK_COLUMNS.
+type LockRow = [
+  seq: number,
+  sessionId: string | null,
+  expiresAt: number | null,
+  state: number,
+  visibleAt: number,
+  lockToken: string | null,
+  deliveryCount: number,
+  firstDeliveredAt: number | null,
+  deliveredAt: number | null,
+];
+
+function toLock(row: LockRow): MessageLock {
+  return {
+    seq: row[0],
+    sessionId: row[1] ?? undefined,
+    expiresAt: row[2],
+    state: MESSAGE_STATES[row[3]]!,
+    visibleAt: row[4],
+    lockToken: row[5],
+    deliveryCount: row[6],
+    firstDeliveredAt: row[7],
+    deliveredAt: row[8],
+  };
+}
 
 function toRecord(row: MessageRow): MessageRecord {
   return {
@@ -230,7 +258,12 @@ export class SqliteStore implements QueueStore {
     return row === undefined ? undefined : toRecord(row);
   }
 
-  updateMessage(queue: string, message: MessageRecord): void {
+  getLock(queue: string, seq: number): MessageLock | undefined {
+    const row = this.#sql.getLock.get(seq, queue) as LockRow | undefined;
+    return row === undefined ? undefined : toLock(row);
+  }
+
+  updateMessage(queue: string, message: MessageLock): void {
     this.#sql.updateMessage.run(
       STATE_CODE[message.state],
       message.visibleAt,
@@ -266,21 +299,21 @@ export class SqliteStore implements QueueStore {
     return (this.#sql.readyInGroup(limit).all(queue, sessionId) as MessageRow[]).map(toRecord);
   }
 
-  lockedInGroup(queue: string, sessionId: string): MessageRecord[] {
-    return (this.#sql.lockedInGroup.all(queue, sessionId) as MessageRow[]).map(toRecord);
+  lockedInGroup(queue: string, sessionId: string): MessageLock[] {
+    return (this.#sql.lockedInGroup.all(queue, sessionId) as LockRow[]).map(toLock);
   }
 
   availableGroups(queue: string, now: number, limit: number): string[] {
     return (this.#sql.availableGroups(limit).all(queue, now) as [string][]).map((row) => row[0]);
   }
 
-  dueMessages(queue: string, now: number, limit: number): MessageRecord[] {
+  dueMessages(queue: string, now: number, limit: number): MessageLock[] {
     this.#now = now;
-    return (this.#sql.dueMessages(limit).all(queue, now) as MessageRow[]).map(toRecord);
+    return (this.#sql.dueMessages(limit).all(queue, now) as LockRow[]).map(toLock);
   }
 
-  expiredMessages(queue: string, now: number, limit: number): MessageRecord[] {
-    return (this.#sql.expiredMessages(limit).all(queue, now) as MessageRow[]).map(toRecord);
+  expiredMessages(queue: string, now: number, limit: number): MessageLock[] {
+    return (this.#sql.expiredMessages(limit).all(queue, now) as LockRow[]).map(toLock);
   }
 
   nextWakeAt(queue: string, now: number): number | undefined {

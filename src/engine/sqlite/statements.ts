@@ -6,6 +6,10 @@ export interface Statement extends BetterSqlite3.Statement<unknown[], unknown> {
 const MESSAGE_COLUMNS = `seq, queue, message_id, body, attributes, session_id, correlation_id, content_type,
   properties, enqueued_at, expires_at, state, visible_at, lock_token, delivery_count, first_delivered_at, delivered_at`;
 
+// What settlement and upkeep read: no body, no strings but the session and the token (each column read costs).
+const LOCK_COLUMNS =
+  "seq, session_id, expires_at, state, visible_at, lock_token, delivery_count, first_delivered_at, delivered_at";
+
 // The sequence of a group's oldest ready message, read from the group index.
 const GROUP_HEAD = "(SELECT min(seq) FROM messages WHERE queue = ? AND session_id = ? AND state = 0)";
 
@@ -48,6 +52,7 @@ export function prepareStatements(db: BetterSqlite3.Database) {
     insertMessage: sql(`INSERT INTO messages (${MESSAGE_COLUMNS})
       VALUES (max(coalesce((SELECT max(seq) FROM messages), 0) + 1, ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     getMessage: sql(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq = ? AND queue = ?`).raw(),
+    getLock: sql(`SELECT ${LOCK_COLUMNS} FROM messages WHERE seq = ? AND queue = ?`).raw(),
     updateMessage: sql(`UPDATE messages SET state = ?, visible_at = ?, lock_token = ?, delivery_count = ?,
       first_delivered_at = ?, delivered_at = ? WHERE seq = ? AND queue = ?`),
     deleteMessage: sql("DELETE FROM messages WHERE seq = ? AND queue = ? RETURNING session_id"),
@@ -62,15 +67,15 @@ export function prepareStatements(db: BetterSqlite3.Database) {
       db,
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE queue = ? AND session_id = ? AND state = 0 ORDER BY seq`,
     ),
-    lockedInGroup: sql(`SELECT ${MESSAGE_COLUMNS} FROM messages
+    lockedInGroup: sql(`SELECT ${LOCK_COLUMNS} FROM messages
       WHERE queue = ? AND session_id = ? AND state = 2 ORDER BY seq`).raw(),
     dueMessages: limited(
       db,
-      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE queue = ? AND state > 0 AND visible_at <= ? ORDER BY visible_at`,
+      `SELECT ${LOCK_COLUMNS} FROM messages WHERE queue = ? AND state > 0 AND visible_at <= ? ORDER BY visible_at`,
     ),
     expiredMessages: limited(
       db,
-      `SELECT ${MESSAGE_COLUMNS} FROM messages
+      `SELECT ${LOCK_COLUMNS} FROM messages
       WHERE queue = ? AND expires_at IS NOT NULL AND expires_at <= ? AND state < 2 ORDER BY expires_at`,
     ),
     nextDue: sql("SELECT min(visible_at) AS at FROM messages WHERE queue = ? AND state > 0"),

@@ -130,6 +130,7 @@ export async function redrive(
         moved += await moveBack(sqs, source, name, messages, stuck, context);
     }
   } finally {
+    for (const handle of stuck) sqs.received.forget(handle);
     if (stuck.length > 0) await changeVisibilityOfAll(sqs.http, source.url, stuck, 0, context);
   }
   return moved;

@@ -9,6 +9,7 @@ export interface SqsEndpoint {
   readonly region: string;
 }
 
+// The region names a host when the endpoint is AWS's own, so it must be a host label.
 const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d+$/;
 
 /**
@@ -18,16 +19,16 @@ const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d+$/;
  */
 export function resolveEndpoint(config: SqsProviderConfig, env: NodeJS.ProcessEnv): SqsEndpoint {
   const configured = config.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
-  if (configured !== undefined && !REGION.test(configured))
-    throw new QueueError(
-      "Configuration",
-      `${JSON.stringify(configured)} is not an AWS region such as eu-west-1`,
-    );
   if (config.endpoint === undefined) {
     if (configured === undefined)
       throw new QueueError(
         "Configuration",
         "the sqs provider needs a region: set provider.region, AWS_REGION or AWS_DEFAULT_REGION, or give an endpoint",
+      );
+    if (!REGION.test(configured))
+      throw new QueueError(
+        "Configuration",
+        `${JSON.stringify(configured)} is not an AWS region such as eu-west-1`,
       );
     return { url: new URL(`https://sqs.${configured}.amazonaws.com`), region: configured };
   }

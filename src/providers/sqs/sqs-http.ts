@@ -81,7 +81,8 @@ export class SqsHttp {
     if (context.signal.aborted) throw closed(operation);
     const credentials = await this.#credentials.get();
     const encoded = encodeSqsRequest(operation, input);
-    const body = Buffer.from(encoded.body, "utf8");
+    // A string body goes out in one write with the headers; a Buffer would take a second one.
+    const body = encoded.body;
     const headers: Record<string, string> = {
       host: this.#host,
       "content-type": encoded.headers["content-type"],
@@ -94,7 +95,7 @@ export class SqsHttp {
     for (const name in signed) headers[name] = signed[name]!;
     // Unsigned on purpose: it only asks for the query-compatible error header.
     headers["x-amzn-query-mode"] = encoded.headers["x-amzn-query-mode"];
-    headers["content-length"] = String(body.byteLength);
+    headers["content-length"] = String(Buffer.byteLength(body));
     const response = await this.#send(operation, headers, body, context, longPollMs);
     return decodeSqsResponse(operation, response.status, response.headers, response.body);
   }
@@ -116,7 +117,7 @@ export class SqsHttp {
   #send(
     operation: SqsOperation,
     headers: Record<string, string>,
-    body: Buffer,
+    body: string,
     context: OperationContext,
     longPollMs: number,
   ): Promise<RawResponse> {

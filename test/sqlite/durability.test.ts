@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { decodePayload } from "../../src/engine/sqlite/message-rows.js";
 import { startChild } from "./fixtures/processes.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-durability-"));
@@ -42,8 +43,13 @@ function readLedger(file: string): Ledger {
 function storedKeys(path: string): Set<string> {
   const db = new Database(path, { readonly: true });
   try {
-    const rows = db.prepare("SELECT body FROM messages WHERE queue = 'ledger'").all() as { body: Buffer }[];
-    return new Set(rows.map((row) => row.body.toString()));
+    const payloads = db
+      .prepare(
+        "SELECT payload FROM messages JOIN queues ON messages.queue = queues.id WHERE queues.name = 'ledger'",
+      )
+      .pluck()
+      .all() as Buffer[];
+    return new Set(payloads.map((payload) => Buffer.from(decodePayload(payload).body).toString()));
   } finally {
     db.close();
   }

@@ -6,31 +6,27 @@ export const SCHEMA_VERSION = 1;
 
 // Every index serves one question of the store, so each receive is a short index range scan
 // whatever the depth: ready messages by sequence, due delays and locks by time, expiries by
-// time, a group's messages by sequence, and free groups by their oldest ready message.
+// time, a group's messages by sequence, and free groups by their oldest ready message. Queues are
+// numbered (smaller keys in every index); what never changes of a message is one payload column.
 const VERSION_1 = `
 CREATE TABLE IF NOT EXISTS queues (
-  name TEXT PRIMARY KEY,
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
   settings TEXT NOT NULL
-) WITHOUT ROWID;
+);
 
 CREATE TABLE IF NOT EXISTS messages (
   seq INTEGER PRIMARY KEY,
-  queue TEXT NOT NULL,
-  message_id TEXT NOT NULL,
-  body BLOB NOT NULL,
-  attributes TEXT,
+  queue INTEGER NOT NULL,
   session_id TEXT,
-  correlation_id TEXT,
-  content_type TEXT,
-  properties TEXT,
-  enqueued_at INTEGER NOT NULL,
   expires_at INTEGER,
   state INTEGER NOT NULL,
   visible_at INTEGER NOT NULL,
   lock_token TEXT,
   delivery_count INTEGER NOT NULL,
   first_delivered_at INTEGER,
-  delivered_at INTEGER
+  delivered_at INTEGER,
+  payload BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS messages_ready ON messages (queue, seq) WHERE state = 0;
 CREATE INDEX IF NOT EXISTS messages_due ON messages (queue, visible_at, state) WHERE state > 0;
@@ -38,7 +34,7 @@ CREATE INDEX IF NOT EXISTS messages_expiry ON messages (queue, expires_at) WHERE
 CREATE INDEX IF NOT EXISTS messages_group ON messages (queue, session_id, state, seq) WHERE session_id IS NOT NULL;
 
 CREATE TABLE IF NOT EXISTS groups (
-  queue TEXT NOT NULL,
+  queue INTEGER NOT NULL,
   session_id TEXT NOT NULL,
   lock_kind TEXT,
   lock_token TEXT,
@@ -51,7 +47,7 @@ CREATE INDEX IF NOT EXISTS groups_head ON groups (queue, head_seq) WHERE head_se
 CREATE INDEX IF NOT EXISTS groups_lock ON groups (queue, locked_until);
 
 CREATE TABLE IF NOT EXISTS duplicates (
-  queue TEXT NOT NULL,
+  queue INTEGER NOT NULL,
   deduplication_id TEXT NOT NULL,
   message_id TEXT NOT NULL,
   seq INTEGER NOT NULL,

@@ -13,6 +13,14 @@ import {
 } from "../records.js";
 import type { QueueStore } from "../store.js";
 import { Checkpointer } from "./checkpointer.js";
+import {
+  encodePayload,
+  type LockRow,
+  type MessageRow,
+  STATE_CODE,
+  toLock,
+  toRecord,
+} from "./message-rows.js";
 import { openSchema } from "./schema.js";
 import { prepareStatements, type Statements } from "./statements.js";
 
@@ -24,36 +32,6 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-// A message row as an array in the column order of MESSAGE_COLUMNS: better-sqlite3 builds
-// arrays (raw mode) several times faster than objects with seventeen keys.
-type MessageRow = [
-  seq: number,
-  queue: string,
-  messageId: string,
-  body: Buffer,
-  attributes: string | null,
-  sessionId: string | null,
-  correlationId: string | null,
-  contentType: string | null,
-  properties: string | null,
-  enqueuedAt: number,
-  expiresAt: number | null,
-  state: number,
-  visibleAt: number,
-  lockToken: string | null,
-  deliveryCount: number,
-  firstDeliveredAt: number | null,
-  deliveredAt: number | null,
-];
-
-interface GroupRow {
-  lock_kind: string | null;
-  lock_token: string | null;
-  locked_until: number;
-  state: Buffer | null;
-}
-
-const STATE_CODE = { ready: 0, delayed: 1, locked: 2 } as const;
 /** Sequence numbers never fall below `now × this`: room for a thousand sends a millisecond before they run ahead of the clock, and safe integers until the year 2250. */
 const SEQUENCES_PER_MS = 1_024;
 /** Transactions between two rounds of housekeeping (expired deduplication ids, free pages). */
@@ -63,57 +41,17 @@ const FREE_PAGES_KEPT = 2_048;
 /** Attempts at a transaction that keeps meeting another process's lock before giving up (transiently). */
 const BUSY_ATTEMPTS = 3;
 
-const optionalJson = (text: string | null): Record<string, string> | undefined =>
-  text === null ? undefined : (JSON.parse(text) as Record<string, string>);
-const jsonOrNull = (value: Readonly<Record<string, string>> | undefined): string | null =>
-  value === undefined ? null : JSON.stringify(value);
-
-// A message's lock fields in the column order of LOCK_COLUMNS.
-type LockRow = [
-  seq: number,
-  sessionId: string | null,
-  expiresAt: number | null,
-  state: number,
-  visibleAt: number,
+type GroupRow = [
+  lockKind: string | null,
   lockToken: string | null,
-  deliveryCount: number,
-  firstDeliveredAt: number | null,
-  deliveredAt: number | null,
+  lockedUntil: number,
+  state: Buffer | null,
 ];
 
-function toLock(row: LockRow): MessageLock {
-  return {
-    seq: row[0],
-    sessionId: row[1] ?? undefined,
-    expiresAt: row[2],
-    state: MESSAGE_STATES[row[3]]!,
-    visibleAt: row[4],
-    lockToken: row[5],
-    deliveryCount: row[6],
-    firstDeliveredAt: row[7],
-    deliveredAt: row[8],
-  };
-}
-
-function toRecord(row: MessageRow): MessageRecord {
-  return {
-    seq: row[0],
-    messageId: row[2],
-    body: row[3],
-    attributes: optionalJson(row[4]),
-    sessionId: row[5] ?? undefined,
-    correlationId: row[6] ?? undefined,
-    contentType: row[7] ?? undefined,
-    properties: optionalJson(row[8]),
-    enqueuedAt: row[9],
-    expiresAt: row[10],
-    state: MESSAGE_STATES[row[11]]!,
-    visibleAt: row[12],
-    lockToken: row[13],
-    deliveryCount: row[14],
-    firstDeliveredAt: row[15],
-    deliveredAt: row[16],
-  };
+interface CachedQueue {
+  readonly id: number;
+  readonly settings: string;
+  readonly record: QueueRecord;
 }
 
 function isBusy(error: unknown): boolean {
@@ -129,7 +67,7 @@ function isBusy(error: unknown): boolean {
 export class SqliteStore implements QueueStore {
   readonly db: BetterSqlite3.Database;
   readonly #sql: Statements;
-  readonly #queues = new Map<string, { settings: string; record: QueueRecord }>();
+  readonly #queues = new Map<string, CachedQueue>();
   readonly #readThisTransaction = new Set<string>();
   #checkpointer: Checkpointer | undefined;
   #depth = 0;
@@ -194,52 +132,44 @@ export class SqliteStore implements QueueStore {
   }
 
   getQueue(name: string): QueueRecord | undefined {
-    // Within one transaction no other process can change a queue: read its settings once.
-    if (this.#depth > 0 && this.#readThisTransaction.has(name)) return this.#queues.get(name)?.record;
-    if (this.#depth > 0) this.#readThisTransaction.add(name);
-    const row = this.#sql.getQueue.get(name) as { settings: string } | undefined;
-    if (row === undefined) {
-      this.#queues.delete(name);
-      return undefined;
-    }
-    const cached = this.#queues.get(name);
-    if (cached !== undefined && cached.settings === row.settings) return cached.record;
-    const record = { ...(JSON.parse(row.settings) as Omit<QueueRecord, "name">), name };
-    this.#queues.set(name, { settings: row.settings, record });
-    return record;
+    return this.#cached(name)?.record;
   }
 
   listQueues(): QueueRecord[] {
-    return (this.#sql.listQueues.all() as { name: string }[]).map((row) => this.getQueue(row.name)!);
+    return (this.#sql.listQueues.all() as string[]).map((name) => this.getQueue(name)!);
   }
 
   putQueue(queue: QueueRecord): void {
-    const { name, ...settings } = queue;
-    this.#sql.putQueue.run(name, JSON.stringify(settings));
-    this.#readThisTransaction.delete(name);
+    const { name, ...fields } = queue;
+    const settings = JSON.stringify(fields);
+    const existing = this.#cached(name);
+    let id: number;
+    if (existing === undefined) id = Number(this.#sql.insertQueue.run(name, settings).lastInsertRowid);
+    else {
+      id = existing.id;
+      this.#sql.updateQueue.run(settings, id);
+    }
+    this.#queues.set(name, { id, settings, record: queue });
   }
 
   deleteQueue(name: string): void {
-    this.#sql.deleteQueue.run(name);
-    this.purgeMessages(name);
-    this.#sql.deleteGroups.run(name);
-    this.#sql.deleteDuplicates.run(name);
+    const id = this.#id(name);
+    if (id === undefined) return;
+    this.#sql.purgeReady.run(id);
+    this.#sql.purgeWaiting.run(id);
+    this.#sql.deleteGroups.run(id);
+    this.#sql.deleteDuplicates.run(id);
+    this.#sql.deleteQueue.run(id);
     this.#queues.delete(name);
     this.#readThisTransaction.delete(name);
   }
 
   insertMessage(queue: string, message: MessageRecord, now: number): number {
+    const id = this.#existingId(queue);
     const { lastInsertRowid } = this.#sql.insertMessage.run(
       now * SEQUENCES_PER_MS,
-      queue,
-      message.messageId,
-      message.body,
-      jsonOrNull(message.attributes),
+      id,
       message.sessionId ?? null,
-      message.correlationId ?? null,
-      message.contentType ?? null,
-      jsonOrNull(message.properties),
-      message.enqueuedAt,
       message.expiresAt,
       STATE_CODE[message.state],
       message.visibleAt,
@@ -247,23 +177,27 @@ export class SqliteStore implements QueueStore {
       message.deliveryCount,
       message.firstDeliveredAt,
       message.deliveredAt,
+      encodePayload(message),
     );
     message.seq = Number(lastInsertRowid);
-    this.#trackGroup(queue, message.sessionId);
+    this.#trackGroup(queue, id, message.sessionId);
     return message.seq;
   }
 
   getMessage(queue: string, seq: number): MessageRecord | undefined {
-    const row = this.#sql.getMessage.get(seq, queue) as MessageRow | undefined;
+    const id = this.#id(queue);
+    const row = id === undefined ? undefined : (this.#sql.getMessage.get(seq, id) as MessageRow | undefined);
     return row === undefined ? undefined : toRecord(row);
   }
 
   getLock(queue: string, seq: number): MessageLock | undefined {
-    const row = this.#sql.getLock.get(seq, queue) as LockRow | undefined;
+    const id = this.#id(queue);
+    const row = id === undefined ? undefined : (this.#sql.getLock.get(seq, id) as LockRow | undefined);
     return row === undefined ? undefined : toLock(row);
   }
 
   updateMessage(queue: string, message: MessageLock): void {
+    const id = this.#existingId(queue);
     this.#sql.updateMessage.run(
       STATE_CODE[message.state],
       message.visibleAt,
@@ -272,107 +206,129 @@ export class SqliteStore implements QueueStore {
       message.firstDeliveredAt,
       message.deliveredAt,
       message.seq,
-      queue,
+      id,
     );
-    this.#trackGroup(queue, message.sessionId);
+    this.#trackGroup(queue, id, message.sessionId);
   }
 
   deleteMessage(queue: string, seq: number): void {
-    const row = this.#sql.deleteMessage.get(seq, queue) as { session_id: string | null } | undefined;
-    if (row?.session_id == null || !this.#isFifo(queue)) return;
-    this.#trackGroup(queue, row.session_id);
-    this.#sql.dropIdleGroup.run({ queue, session: row.session_id });
+    const id = this.#id(queue);
+    if (id === undefined) return;
+    const sessionId = this.#sql.deleteMessage.get(seq, id) as string | null | undefined;
+    if (sessionId == null || !this.#cached(queue)?.record.fifo) return;
+    this.#trackGroup(queue, id, sessionId);
+    this.#sql.dropIdleGroup.run({ queue: id, session: sessionId });
   }
 
   purgeMessages(queue: string): number {
-    const ready = this.#sql.purgeReady.run(queue).changes;
-    const waiting = this.#sql.purgeWaiting.run(queue).changes;
-    this.#sql.clearHeads.run(queue);
-    return ready + waiting;
+    const id = this.#id(queue);
+    if (id === undefined) return 0;
+    const count = this.#sql.purgeReady.run(id).changes + this.#sql.purgeWaiting.run(id).changes;
+    this.#sql.clearHeads.run(id);
+    return count;
   }
 
   readyMessages(queue: string, limit: number): MessageRecord[] {
-    return (this.#sql.readyMessages(limit).all(queue) as MessageRow[]).map(toRecord);
+    return this.#rows(queue, (id) => this.#sql.readyMessages(limit).all(id) as MessageRow[]).map(toRecord);
   }
 
   readyInGroup(queue: string, sessionId: string, limit: number): MessageRecord[] {
-    return (this.#sql.readyInGroup(limit).all(queue, sessionId) as MessageRow[]).map(toRecord);
+    return this.#rows(queue, (id) => this.#sql.readyInGroup(limit).all(id, sessionId) as MessageRow[]).map(
+      toRecord,
+    );
   }
 
   lockedInGroup(queue: string, sessionId: string): MessageLock[] {
-    return (this.#sql.lockedInGroup.all(queue, sessionId) as LockRow[]).map(toLock);
+    return this.#rows(queue, (id) => this.#sql.lockedInGroup.all(id, sessionId) as LockRow[]).map(toLock);
   }
 
   availableGroups(queue: string, now: number, limit: number): string[] {
-    return (this.#sql.availableGroups(limit).all(queue, now) as [string][]).map((row) => row[0]);
+    return this.#rows(queue, (id) =>
+      (this.#sql.availableGroups(limit).all(id, now) as [string][]).map((row) => row[0]),
+    );
   }
 
   dueMessages(queue: string, now: number, limit: number): MessageLock[] {
     this.#now = now;
-    return (this.#sql.dueMessages(limit).all(queue, now) as LockRow[]).map(toLock);
+    return this.#rows(queue, (id) => this.#sql.dueMessages(limit).all(id, now) as LockRow[]).map(toLock);
   }
 
   expiredMessages(queue: string, now: number, limit: number): MessageLock[] {
-    return (this.#sql.expiredMessages(limit).all(queue, now) as LockRow[]).map(toLock);
+    return this.#rows(queue, (id) => this.#sql.expiredMessages(limit).all(id, now) as LockRow[]).map(toLock);
   }
 
   nextWakeAt(queue: string, now: number): number | undefined {
-    const due = (this.#sql.nextDue.get(queue) as { at: number | null }).at;
-    const unlock = (this.#sql.nextUnlock.get(queue, now) as { at: number | null }).at;
+    const id = this.#id(queue);
+    if (id === undefined) return undefined;
+    const due = this.#sql.nextDue.get(id) as number | null;
+    const unlock = this.#sql.nextUnlock.get(id, now) as number | null;
     if (due === null) return unlock ?? undefined;
     return unlock === null ? due : Math.min(due, unlock);
   }
 
   countMessages(queue: string): StateCounts {
     const counts: StateCounts = { ready: 0, delayed: 0, locked: 0 };
-    counts.ready = (this.#sql.countReady.get(queue) as { n: number }).n;
-    for (const row of this.#sql.countWaiting.all(queue) as { state: number; n: number }[])
-      counts[MESSAGE_STATES[row.state]!] = row.n;
+    const id = this.#id(queue);
+    if (id === undefined) return counts;
+    counts.ready = this.#sql.countReady.get(id) as number;
+    for (const [state, count] of this.#sql.countWaiting.all(id) as [number, number][])
+      counts[MESSAGE_STATES[state]!] = count;
     return counts;
   }
 
   getGroup(queue: string, sessionId: string): GroupRecord | undefined {
-    const row = this.#sql.getGroup.get(queue, sessionId) as GroupRow | undefined;
+    const id = this.#id(queue);
+    const row =
+      id === undefined ? undefined : (this.#sql.getGroup.get(id, sessionId) as GroupRow | undefined);
     if (row === undefined) return undefined;
     return {
       sessionId,
-      lockKind: row.lock_kind as GroupLockKind | null,
-      lockToken: row.lock_token,
-      lockedUntil: row.locked_until,
-      state: row.state,
+      lockKind: row[0] as GroupLockKind | null,
+      lockToken: row[1],
+      lockedUntil: row[2],
+      state: row[3],
     };
   }
 
   putGroup(queue: string, group: GroupRecord): void {
+    const id = this.#existingId(queue);
     this.#sql.putGroup.run(
-      queue,
+      id,
       group.sessionId,
       group.lockKind,
       group.lockToken,
       group.lockedUntil,
       group.state,
-      queue,
+      id,
       group.sessionId,
     );
   }
 
   deleteGroup(queue: string, sessionId: string): void {
-    this.#sql.releaseGroup.run(queue, sessionId);
-    this.#sql.dropIdleGroup.run({ queue, session: sessionId });
+    const id = this.#id(queue);
+    if (id === undefined) return;
+    this.#sql.releaseGroup.run(id, sessionId);
+    this.#sql.dropIdleGroup.run({ queue: id, session: sessionId });
   }
 
   findDuplicate(queue: string, deduplicationId: string, now: number): DuplicateRecord | undefined {
     this.#now = now;
-    const row = this.#sql.findDuplicate.get(queue, deduplicationId, now) as
-      | { message_id: string; seq: number; expires_at: number }
-      | undefined;
-    return row === undefined
-      ? undefined
-      : { messageId: row.message_id, seq: row.seq, expiresAt: row.expires_at };
+    const id = this.#id(queue);
+    const row =
+      id === undefined
+        ? undefined
+        : (this.#sql.findDuplicate.get(id, deduplicationId, now) as [string, number, number] | undefined);
+    return row === undefined ? undefined : { messageId: row[0], seq: row[1], expiresAt: row[2] };
   }
 
   putDuplicate(queue: string, deduplicationId: string, record: DuplicateRecord): void {
-    this.#sql.putDuplicate.run(queue, deduplicationId, record.messageId, record.seq, record.expiresAt);
+    this.#sql.putDuplicate.run(
+      this.#existingId(queue),
+      deduplicationId,
+      record.messageId,
+      record.seq,
+      record.expiresAt,
+    );
   }
 
   changedElsewhere(): boolean {
@@ -390,21 +346,6 @@ export class SqliteStore implements QueueStore {
     };
   }
 
-  #isFifo(queue: string): boolean {
-    return (this.#queues.get(queue)?.record ?? this.getQueue(queue))?.fifo === true;
-  }
-
-  // Keeps a FIFO group's row and the sequence of its oldest ready message current.
-  #trackGroup(queue: string, sessionId: string | undefined): void {
-    if (sessionId !== undefined && this.#isFifo(queue))
-      this.#sql.trackGroup.run(queue, sessionId, queue, sessionId);
-  }
-
-  // Upkeep every so many commits, so a store under steady load keeps its size.
-  #afterCommit(): void {
-    if (++this.#commits % HOUSEKEEPING_EVERY === 0) this.housekeeping();
-  }
-
   /** Forgets expired deduplication ids and hands free pages beyond a small reserve back to the file system. */
   housekeeping(): void {
     try {
@@ -414,6 +355,50 @@ export class SqliteStore implements QueueStore {
     } catch (error) {
       if (!isBusy(error)) throw this.#failure(error);
     }
+  }
+
+  // A queue's id and settings: read once per transaction (no other process can change them meanwhile),
+  // and outside one on every call.
+  #cached(name: string): CachedQueue | undefined {
+    if (this.#depth > 0 && this.#readThisTransaction.has(name)) return this.#queues.get(name);
+    if (this.#depth > 0) this.#readThisTransaction.add(name);
+    const row = this.#sql.getQueue.get(name) as [number, string] | undefined;
+    if (row === undefined) {
+      this.#queues.delete(name);
+      return undefined;
+    }
+    const [id, settings] = row;
+    const cached = this.#queues.get(name);
+    if (cached !== undefined && cached.id === id && cached.settings === settings) return cached;
+    const fresh = { id, settings, record: { ...(JSON.parse(settings) as Omit<QueueRecord, "name">), name } };
+    this.#queues.set(name, fresh);
+    return fresh;
+  }
+
+  #id(name: string): number | undefined {
+    return this.#cached(name)?.id;
+  }
+
+  #existingId(name: string): number {
+    const id = this.#id(name);
+    if (id === undefined) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+    return id;
+  }
+
+  #rows<T>(queue: string, read: (id: number) => T[]): T[] {
+    const id = this.#id(queue);
+    return id === undefined ? [] : read(id);
+  }
+
+  // Keeps a FIFO group's row and the sequence of its oldest ready message current.
+  #trackGroup(queue: string, id: number, sessionId: string | undefined): void {
+    if (sessionId !== undefined && this.#cached(queue)?.record.fifo)
+      this.#sql.trackGroup.run(id, sessionId, id, sessionId);
+  }
+
+  // Upkeep every so many commits, so a store under steady load keeps its size.
+  #afterCommit(): void {
+    if (++this.#commits % HOUSEKEEPING_EVERY === 0) this.housekeeping();
   }
 
   #failure(error: unknown): QueueError {

@@ -1,14 +1,8 @@
 import type BetterSqlite3 from "better-sqlite3";
+import { LOCK_COLUMNS, MESSAGE_COLUMNS } from "./message-rows.js";
 
 /** A prepared statement of the store's connection. */
 export interface Statement extends BetterSqlite3.Statement<unknown[], unknown> {}
-
-const MESSAGE_COLUMNS = `seq, queue, message_id, body, attributes, session_id, correlation_id, content_type,
-  properties, enqueued_at, expires_at, state, visible_at, lock_token, delivery_count, first_delivered_at, delivered_at`;
-
-// What settlement and upkeep read: no body, no strings but the session and the token (each column read costs).
-const LOCK_COLUMNS =
-  "seq, session_id, expires_at, state, visible_at, lock_token, delivery_count, first_delivered_at, delivered_at";
 
 // The sequence of a group's oldest ready message, read from the group index.
 const GROUP_HEAD = "(SELECT min(seq) FROM messages WHERE queue = ? AND session_id = ? AND state = 0)";
@@ -31,31 +25,32 @@ function limited(db: BetterSqlite3.Database, text: string): (limit: number) => S
   };
 }
 
-/** Every statement the SQLite store runs, prepared once per connection. */
+/** Every statement the SQLite store runs, prepared once per connection. Queues are named by their id. */
 export function prepareStatements(db: BetterSqlite3.Database) {
   const sql = (text: string): Statement => db.prepare(text);
   return {
     begin: sql("BEGIN IMMEDIATE"),
-    dataVersion: sql("PRAGMA data_version").pluck(),
     commit: sql("COMMIT"),
     rollback: sql("ROLLBACK"),
+    dataVersion: sql("PRAGMA data_version").pluck(),
 
-    getQueue: sql("SELECT settings FROM queues WHERE name = ?"),
-    listQueues: sql("SELECT name FROM queues ORDER BY name"),
-    putQueue: sql(
-      "INSERT INTO queues (name, settings) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET settings = excluded.settings",
-    ),
-    deleteQueue: sql("DELETE FROM queues WHERE name = ?"),
+    getQueue: sql("SELECT id, settings FROM queues WHERE name = ?").raw(),
+    listQueues: sql("SELECT name FROM queues ORDER BY name").pluck(),
+    insertQueue: sql("INSERT INTO queues (name, settings) VALUES (?, ?)"),
+    updateQueue: sql("UPDATE queues SET settings = ? WHERE id = ?"),
+    deleteQueue: sql("DELETE FROM queues WHERE id = ?"),
 
     // The next sequence is one past the largest stored, and never below the clock's floor, so numbers keep
     // rising after a queue drains without a counter row rewritten (one more page) on every send.
-    insertMessage: sql(`INSERT INTO messages (${MESSAGE_COLUMNS})
-      VALUES (max(coalesce((SELECT max(seq) FROM messages), 0) + 1, ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertMessage:
+      sql(`INSERT INTO messages (seq, queue, session_id, expires_at, state, visible_at, lock_token,
+        delivery_count, first_delivered_at, delivered_at, payload)
+      VALUES (max(coalesce((SELECT max(seq) FROM messages), 0) + 1, ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     getMessage: sql(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq = ? AND queue = ?`).raw(),
     getLock: sql(`SELECT ${LOCK_COLUMNS} FROM messages WHERE seq = ? AND queue = ?`).raw(),
     updateMessage: sql(`UPDATE messages SET state = ?, visible_at = ?, lock_token = ?, delivery_count = ?,
       first_delivered_at = ?, delivered_at = ? WHERE seq = ? AND queue = ?`),
-    deleteMessage: sql("DELETE FROM messages WHERE seq = ? AND queue = ? RETURNING session_id"),
+    deleteMessage: sql("DELETE FROM messages WHERE seq = ? AND queue = ? RETURNING session_id").pluck(),
     purgeReady: sql("DELETE FROM messages WHERE queue = ? AND state = 0"),
     purgeWaiting: sql("DELETE FROM messages WHERE queue = ? AND state > 0"),
 
@@ -67,8 +62,9 @@ export function prepareStatements(db: BetterSqlite3.Database) {
       db,
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE queue = ? AND session_id = ? AND state = 0 ORDER BY seq`,
     ),
-    lockedInGroup: sql(`SELECT ${LOCK_COLUMNS} FROM messages
-      WHERE queue = ? AND session_id = ? AND state = 2 ORDER BY seq`).raw(),
+    lockedInGroup: sql(
+      `SELECT ${LOCK_COLUMNS} FROM messages WHERE queue = ? AND session_id = ? AND state = 2 ORDER BY seq`,
+    ).raw(),
     dueMessages: limited(
       db,
       `SELECT ${LOCK_COLUMNS} FROM messages WHERE queue = ? AND state > 0 AND visible_at <= ? ORDER BY visible_at`,
@@ -78,18 +74,18 @@ export function prepareStatements(db: BetterSqlite3.Database) {
       `SELECT ${LOCK_COLUMNS} FROM messages
       WHERE queue = ? AND expires_at IS NOT NULL AND expires_at <= ? AND state < 2 ORDER BY expires_at`,
     ),
-    nextDue: sql("SELECT min(visible_at) AS at FROM messages WHERE queue = ? AND state > 0"),
+    nextDue: sql("SELECT min(visible_at) FROM messages WHERE queue = ? AND state > 0").pluck(),
     nextUnlock: sql(
-      "SELECT min(locked_until) AS at FROM groups WHERE queue = ? AND locked_until > ? AND head_seq IS NOT NULL",
-    ),
-    countReady: sql("SELECT count(*) AS n FROM messages WHERE queue = ? AND state = 0"),
+      "SELECT min(locked_until) FROM groups WHERE queue = ? AND locked_until > ? AND head_seq IS NOT NULL",
+    ).pluck(),
+    countReady: sql("SELECT count(*) FROM messages WHERE queue = ? AND state = 0").pluck(),
     countWaiting: sql(
-      "SELECT state, count(*) AS n FROM messages WHERE queue = ? AND state > 0 GROUP BY state",
-    ),
+      "SELECT state, count(*) FROM messages WHERE queue = ? AND state > 0 GROUP BY state",
+    ).raw(),
 
     getGroup: sql(
       "SELECT lock_kind, lock_token, locked_until, state FROM groups WHERE queue = ? AND session_id = ?",
-    ),
+    ).raw(),
     putGroup:
       sql(`INSERT INTO groups (queue, session_id, lock_kind, lock_token, locked_until, state, head_seq)
       VALUES (?, ?, ?, ?, ?, ?, ${GROUP_HEAD})
@@ -100,8 +96,8 @@ export function prepareStatements(db: BetterSqlite3.Database) {
     releaseGroup: sql(`UPDATE groups SET lock_kind = NULL, lock_token = NULL, locked_until = 0, state = NULL
       WHERE queue = ? AND session_id = ?`),
     dropIdleGroup:
-      sql(`DELETE FROM groups WHERE queue = @queue AND session_id = @session AND lock_kind IS NULL AND state IS NULL
-      AND NOT EXISTS (SELECT 1 FROM messages WHERE queue = @queue AND session_id = @session)`),
+      sql(`DELETE FROM groups WHERE queue = @queue AND session_id = @session AND lock_kind IS NULL
+      AND state IS NULL AND NOT EXISTS (SELECT 1 FROM messages WHERE queue = @queue AND session_id = @session)`),
     // The head index walks groups oldest-first and skips the few locked ones; the lock index would sort them all.
     availableGroups: limited(
       db,
@@ -112,7 +108,7 @@ export function prepareStatements(db: BetterSqlite3.Database) {
     deleteGroups: sql("DELETE FROM groups WHERE queue = ?"),
 
     findDuplicate: sql(`SELECT message_id, seq, expires_at FROM duplicates
-      WHERE queue = ? AND deduplication_id = ? AND expires_at > ?`),
+      WHERE queue = ? AND deduplication_id = ? AND expires_at > ?`).raw(),
     putDuplicate:
       sql(`INSERT OR REPLACE INTO duplicates (queue, deduplication_id, message_id, seq, expires_at)
       VALUES (?, ?, ?, ?, ?)`),

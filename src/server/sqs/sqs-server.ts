@@ -18,6 +18,9 @@ import type { QueueEngine } from "../../engine/queue-engine.js";
 import { DEFAULT_ACCOUNT_ID } from "./queue-urls.js";
 import { SqsService } from "./sqs-service.js";
 
+/** The signal of calls that never wait. */
+const NEVER = new AbortController().signal;
+
 /** A request body larger than this is refused before it is read: a full batch, escaped, fits well within. */
 export const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
@@ -107,12 +110,7 @@ export class SqsServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
-    const controller = new AbortController();
-    // Only a request still running is aborted: an abort builds an exception, too dear for every response.
-    res.on("close", () => {
-      if (this.#active.has(controller)) controller.abort();
-    });
-    this.#active.add(controller);
+    let controller: AbortController | undefined;
     this.#running++;
     try {
       const body = await readBody(req);
@@ -127,21 +125,40 @@ export class SqsServer {
         body,
       });
       const request = decodeSqsRequest(req.rawHeaders, body);
+      // Only a long poll waits: it alone gets a signal, aborted when its client leaves or the server stops.
+      if (request.operation === "ReceiveMessage") {
+        const watched = new AbortController();
+        controller = watched;
+        this.#active.add(watched);
+        res.on("close", () => {
+          if (this.#active.has(watched)) watched.abort();
+        });
+      }
       const output = await this.#service.handle(request, {
         origin: `http://${req.headers.host ?? new URL(this.endpoint).host}`,
-        signal: controller.signal,
+        signal: controller?.signal ?? NEVER,
         senderId: verified?.accessKeyId ?? this.#accountId,
       });
       const payload = encodeSqsResponse(request.operation as SqsOperation, output as never);
-      res.writeHead(200, { ...SQS_RESPONSE_HEADERS, "x-amzn-requestid": requestId }).end(payload);
+      // A stated length spares both sides chunked encoding (one more write and parse per response).
+      res
+        .writeHead(200, {
+          ...SQS_RESPONSE_HEADERS,
+          "content-length": Buffer.byteLength(payload),
+          "x-amzn-requestid": requestId,
+        })
+        .end(payload);
     } catch (error) {
       const answer = encodeSqsError(error, requestId);
-      const headers: Record<string, string> = { ...answer.headers };
+      const headers: Record<string, string | number> = {
+        ...answer.headers,
+        "content-length": Buffer.byteLength(answer.body),
+      };
       // A body left unread cannot be skipped safely on this connection.
       if (!req.complete) headers.connection = "close";
       if (!res.headersSent) res.writeHead(answer.status, headers).end(answer.body);
     } finally {
-      this.#active.delete(controller);
+      if (controller !== undefined) this.#active.delete(controller);
       if (--this.#running === 0) this.#drained?.();
     }
   }

@@ -48,10 +48,10 @@ function formatNumber(value: number): string {
 export function report(title: string, rows: Measurement[], baseline?: string): void {
   const base = rows.find((row) => row.name === baseline);
   console.log(`\n### ${title}\n`);
-  console.log("| contender | items | time (ms) | items/s | CPU µs/item | vs " + (baseline ?? "-") + " |");
+  console.log(`| contender | items | time (ms) | items/s | CPU µs/item | vs ${baseline ?? "-"} |`);
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const row of rows) {
-    const ratio = base ? (rate(row) / rate(base)).toFixed(2) + "x" : "-";
+    const ratio = base ? `${(rate(row) / rate(base)).toFixed(2)}x` : "-";
     const cpu = row.cpuMs === undefined ? "-" : ((row.cpuMs * 1000) / row.items).toFixed(2);
     console.log(
       `| ${row.name}${row.note ? ` (${row.note})` : ""} | ${formatNumber(row.items)} | ${formatNumber(row.ms)} | ${formatNumber(rate(row))} | ${cpu} | ${ratio} |`,

@@ -36,6 +36,8 @@ export function engineCapabilities(maxMessageBytes: number, maxBatchSize: number
   });
 }
 
+const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
+
 /** A received message from the engine's record of it, holding a receipt for its lock. */
 export function toDelivery(
   providerType: ProviderType,
@@ -45,7 +47,7 @@ export function toDelivery(
   return new Delivery({
     messageId: record.messageId,
     body: Buffer.from(record.body),
-    attributes: record.attributes === undefined ? {} : { ...record.attributes },
+    attributes: record.attributes === undefined ? NO_ATTRIBUTES : { ...record.attributes },
     sessionId: record.sessionId,
     correlationId: record.correlationId,
     contentType: record.contentType,
@@ -72,7 +74,8 @@ function parseBase36(text: string): number {
 /** How an engine provider runs a write: at once, or in the next group commit. */
 type Write = <T>(write: () => T) => Promise<T>;
 
-const directWrites: Write = async (write) => write();
+// Called from async methods, so a synchronous throw still becomes a rejection.
+const directWrites: Write = (write) => Promise.resolve(write());
 
 function batchedWrites(engine: QueueEngine): Write {
   const batcher = new WriteBatcher((fn) => engine.transaction(fn));

@@ -1,4 +1,7 @@
+import { fork } from "node:child_process";
+import { once } from "node:events";
 import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
 
 /** One measured contender of a benchmark. */
 export interface Measurement {
@@ -65,4 +68,34 @@ export function printEnvironment(): void {
   console.log(
     `# queue-runtime benchmarks\n\nNode ${process.version}, ${cpus().length} × ${cpu}, ${new Date().toISOString()}`,
   );
+}
+
+/** A contender a benchmark can run in a process of its own, by name. */
+export type Contenders = Readonly<Record<string, () => Promise<Measurement>>>;
+
+const CONTENDER_FLAG = "--contender";
+
+/**
+ * Runs the named contender in a fresh Node process of the benchmark module `moduleUrl`, `runs`
+ * times there, and returns its best run: each contender starts from a clean heap and warms its
+ * own JIT, so one's garbage or deoptimisations do not bill another.
+ */
+export async function isolated(moduleUrl: string, name: string, runs: number): Promise<Measurement> {
+  const child = fork(fileURLToPath(moduleUrl), [CONTENDER_FLAG, name, String(runs)], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const [measurement] = (await once(child, "message")) as [Measurement];
+  await once(child, "exit");
+  return measurement;
+}
+
+/** When this process was started by `isolated`, runs the contender asked for and reports it; else does nothing. */
+export async function serveContender(moduleUrl: string, contenders: Contenders): Promise<void> {
+  const [flag, name, runs] = process.argv.slice(2);
+  if (flag !== CONTENDER_FLAG || process.argv[1] !== fileURLToPath(moduleUrl)) return;
+  const contender = contenders[name ?? ""];
+  if (contender === undefined) throw new Error(`no contender named ${name}`);
+  const best = await bestOf(Number(runs), contender);
+  process.send?.(best);
+  process.disconnect?.();
 }

@@ -1,6 +1,6 @@
 import fastq from "fastq";
 import { createClient, type QueueClient } from "../src/index.js";
-import { bestOf, type Measurement, measure, report } from "./lib.js";
+import { type Contenders, isolated, type Measurement, measure, report, serveContender } from "./lib.js";
 
 const MESSAGES = 1_000_000;
 const DEPTH_OPS = 200_000;
@@ -86,19 +86,29 @@ async function fastqFloor(): Promise<Measurement> {
   });
 }
 
+const contenders: Contenders = {
+  floor: fastqFloor,
+  pipelined,
+  backlog: inBatches,
+  single: oneAtATime,
+  shallow: () => atDepth(10),
+  deep: () => atDepth(1_000_000),
+};
+
 /** Send + receive + complete of one million messages through the public client, against fastq as the floor. */
 export async function run(): Promise<void> {
-  const floor = await bestOf(2, fastqFloor);
-  const steady = await bestOf(2, pipelined);
-  const batched = await bestOf(2, inBatches);
-  const single = await bestOf(2, oneAtATime);
+  const best = (name: string, runs = 3) => isolated(import.meta.url, name, runs);
+  const floor = await best("floor");
+  const steady = await best("pipelined");
+  const batched = await best("backlog");
+  const single = await best("single", 2);
   report(
     "Memory provider: send + receive + complete, 1,000,000 messages",
     [floor, steady, batched, single],
     floor.name,
   );
-  const shallow = await bestOf(2, () => atDepth(10));
-  const deep = await bestOf(2, () => atDepth(1_000_000));
+  const shallow = await best("shallow");
+  const deep = await best("deep");
   report(
     "Receive cost against queue depth (send + receive + complete per op)",
     [shallow, deep],
@@ -106,3 +116,5 @@ export async function run(): Promise<void> {
   );
   console.log(`\ndepth ratio (time per op at 1,000,000 / at 10): ${(deep.ms / shallow.ms).toFixed(2)}`);
 }
+
+await serveContender(import.meta.url, contenders);

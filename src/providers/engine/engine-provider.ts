@@ -71,11 +71,13 @@ function parseBase36(text: string): number {
   return text.length <= 11 ? Number.parseInt(text, 36) : Number.NaN;
 }
 
-/** How an engine provider runs a write: at once, or in the next group commit. */
-type Write = <T>(write: () => T) => Promise<T>;
+/**
+ * How an engine provider runs a write: at once, or in the next group commit. Called from async
+ * methods, so a synchronous throw still becomes a rejection, and a plain value costs no extra tick.
+ */
+type Write = <T>(write: () => T) => T | Promise<T>;
 
-// Called from async methods, so a synchronous throw still becomes a rejection.
-const directWrites: Write = (write) => Promise.resolve(write());
+const directWrites: Write = (write) => write();
 
 function batchedWrites(engine: QueueEngine): Write {
   const batcher = new WriteBatcher((fn) => engine.transaction(fn));

@@ -15,17 +15,24 @@ interface PendingWrite {
  */
 export class WriteBatcher {
   readonly #transaction: <T>(fn: () => T) => T;
+  readonly #schedule: (flush: () => void) => void;
   #pending: PendingWrite[] = [];
 
-  /** `transaction` runs a function atomically (the store's). */
-  constructor(transaction: <T>(fn: () => T) => T) {
+  /**
+   * `transaction` runs a function atomically (the store's); `schedule` decides how long writes
+   * gather: by default until the current microtasks are done (one caller's `Promise.all`); a
+   * server passes `setImmediate` so that requests read in the same turn of the event loop share
+   * a commit too.
+   */
+  constructor(transaction: <T>(fn: () => T) => T, schedule: (flush: () => void) => void = queueMicrotask) {
     this.#transaction = transaction;
+    this.#schedule = schedule;
   }
 
   /** Runs `write` in the next group commit; resolves its result once committed. */
   run<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.#pending.length === 0) queueMicrotask(() => this.#flush());
+      if (this.#pending.length === 0) this.#schedule(() => this.#flush());
       this.#pending.push({ write, resolve: resolve as (value: unknown) => void, reject });
     });
   }

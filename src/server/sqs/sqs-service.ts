@@ -67,7 +67,7 @@ export class SqsService {
       engine,
       clock: engine.clock,
       addresses,
-      writes: new WriteBatcher((fn) => engine.transaction(fn)),
+      writes: new WriteBatcher((fn) => engine.transaction(fn), setImmediate),
       moveTasks: new MoveTasks(engine, addresses),
       attempts: new ReceiveAttempts(engine.clock),
       queueOf(url) {

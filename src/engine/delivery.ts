@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { QueueError } from "../core/errors.js";
 import type { OutgoingMessage } from "../core/provider.js";
 import { type EngineContext, requireQueue } from "./context.js";
 import { DEAD_LETTER_REASONS, dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
 import { deliveriesExhausted, maintain } from "./maintenance.js";
+import { newMessageId } from "./message-ids.js";
 import type { MessageRecord, QueueRecord } from "./records.js";
 
 /** The outcome of one sent message: its id and sequence number, or why it was refused. */
@@ -57,17 +57,6 @@ export function send(
 
 function missingSession(queue: QueueRecord): QueueError {
   return new QueueError("Validation", `queue ${queue.name} is a FIFO queue: every message needs a sessionId`);
-}
-
-/**
- * A new message id: a UUID as one flat string. Node builds `randomUUID()` by concatenation, a tree
- * of 15 string objects (490 bytes) that a stored message would keep alive; reading a character
- * flattens it in place to one string of 64 bytes.
- */
-function newMessageId(): string {
-  const id = randomUUID();
-  id.charCodeAt(0);
-  return id;
 }
 
 function newRecord(queue: QueueRecord, message: EngineMessage, now: number): MessageRecord {

@@ -83,6 +83,7 @@ describe("sqlite durability under SIGKILL", () => {
     // Every message still stored, locked by a killed process or never received, is delivered once its lock expires.
     await new Promise((resolve) => setTimeout(resolve, LOCK_MS + 100));
     const drainer = await startChild(["drain", path, "ledger"], { LOCK_MS: String(LOCK_MS) });
+    drainer.tell();
     const { keys } = (await drainer.event("keys", 60_000)) as { keys: string[] };
     await drainer.exit();
     expect(new Set(keys)).toEqual(before);

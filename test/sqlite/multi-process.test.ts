@@ -24,6 +24,8 @@ describe("several processes on one SQLite file", () => {
       startChild(["drain", path, "shared"]),
       startChild(["drain", path, "shared"]),
     ]);
+    await Promise.all(receivers.map((child) => child.event("ready")));
+    for (const child of receivers) child.tell();
     const results = await Promise.all(receivers.map((child) => child.event("keys", 60_000)));
     const [first, second] = results.map((result) => result.keys as string[]);
     expect(first!.length).toBeGreaterThan(0);

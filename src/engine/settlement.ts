@@ -44,11 +44,22 @@ function lockedMessage(
 
 /** Removes a locked message for good. */
 export function complete(context: EngineContext, lock: LockReference, options?: SettleOptions): void {
-  context.store.transaction(() => {
+  const { store } = context;
+  store.transaction(() => {
     const now = context.clock.now();
-    const { queue, message } = lockedMessage(context, lock, now, options);
-    context.store.deleteMessage(queue.name, message.seq);
-    releaseGroupIfIdle(context, queue, message.sessionId, now);
+    const queue = store.deleteLocked === undefined ? undefined : store.getQueue(lock.queue);
+    // One statement on a store that can check and delete at once; the reading path below says why it failed.
+    if (queue !== undefined) {
+      const lockedAfter = options?.allowExpired ? undefined : now;
+      const sessionId = store.deleteLocked!(lock.queue, lock.seq, lock.lockToken, lockedAfter);
+      if (sessionId !== undefined) {
+        releaseGroupIfIdle(context, queue, sessionId ?? undefined, now);
+        return;
+      }
+    }
+    const { queue: locked, message } = lockedMessage(context, lock, now, options);
+    store.deleteMessage(locked.name, message.seq);
+    releaseGroupIfIdle(context, locked, message.sessionId, now);
   });
 }
 

@@ -38,6 +38,18 @@ export interface QueueStore {
   updateMessage(queue: string, message: MessageLock): void;
   /** Removes a message. */
   deleteMessage(queue: string, seq: number): void;
+  /**
+   * Removes a message in one step if `lockToken` still holds it and, unless `lockedAfter` is
+   * undefined, its lock ends after that time; returns its session id (`null` for none), or
+   * `undefined` when nothing matched and nothing changed. Optional: without it, the engine reads
+   * the lock, checks it, then deletes.
+   */
+  deleteLocked?(
+    queue: string,
+    seq: number,
+    lockToken: string,
+    lockedAfter: number | undefined,
+  ): string | null | undefined;
   /** Removes every message of a queue; returns how many. */
   purgeMessages(queue: string): number;
 

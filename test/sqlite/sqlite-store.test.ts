@@ -31,6 +31,8 @@ describe("sqlite store", () => {
       availableGroups: sql.availableGroups(10).source,
       lockedInGroup: sql.lockedInGroup.source,
       getMessage: sql.getMessage.source,
+      deleteLocked: sql.deleteLocked.source,
+      deleteLockedAnyTime: sql.deleteLockedAnyTime.source,
       nextDue: sql.nextDue.source,
       nextUnlock: sql.nextUnlock.source,
       getGroup: sql.getGroup.source,

@@ -214,7 +214,28 @@ export class SqliteStore implements QueueStore {
   deleteMessage(queue: string, seq: number): void {
     const id = this.#id(queue);
     if (id === undefined) return;
-    const sessionId = this.#sql.deleteMessage.get(seq, id) as string | null | undefined;
+    this.#deleted(queue, id, this.#sql.deleteMessage.get(seq, id) as string | null | undefined);
+  }
+
+  deleteLocked(
+    queue: string,
+    seq: number,
+    lockToken: string,
+    lockedAfter: number | undefined,
+  ): string | null | undefined {
+    const id = this.#id(queue);
+    if (id === undefined) return undefined;
+    const sessionId = (
+      lockedAfter === undefined
+        ? this.#sql.deleteLockedAnyTime.get(seq, id, lockToken)
+        : this.#sql.deleteLocked.get(seq, id, lockToken, lockedAfter)
+    ) as string | null | undefined;
+    this.#deleted(queue, id, sessionId);
+    return sessionId;
+  }
+
+  // After a delete that returned the message's session (`undefined`: nothing was deleted), the group's bookkeeping.
+  #deleted(queue: string, id: number, sessionId: string | null | undefined): void {
     if (sessionId == null || !this.#cached(queue)?.record.fifo) return;
     this.#trackGroup(queue, id, sessionId);
     this.#sql.dropIdleGroup.run({ queue: id, session: sessionId });

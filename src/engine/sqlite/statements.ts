@@ -51,6 +51,12 @@ export function prepareStatements(db: BetterSqlite3.Database) {
     updateMessage: sql(`UPDATE messages SET state = ?, visible_at = ?, lock_token = ?, delivery_count = ?,
       first_delivered_at = ?, delivered_at = ? WHERE seq = ? AND queue = ?`),
     deleteMessage: sql("DELETE FROM messages WHERE seq = ? AND queue = ? RETURNING session_id").pluck(),
+    deleteLocked:
+      sql(`DELETE FROM messages WHERE seq = ? AND queue = ? AND lock_token = ? AND state = 2 AND visible_at > ?
+      RETURNING session_id`).pluck(),
+    deleteLockedAnyTime: sql(
+      "DELETE FROM messages WHERE seq = ? AND queue = ? AND lock_token = ? RETURNING session_id",
+    ).pluck(),
     purgeReady: sql("DELETE FROM messages WHERE queue = ? AND state = 0"),
     purgeWaiting: sql("DELETE FROM messages WHERE queue = ? AND state > 0"),
 

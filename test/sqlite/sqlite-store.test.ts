@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { QueueEngine } from "../../src/engine/queue-engine.js";
 import { SCHEMA_VERSION } from "../../src/engine/sqlite/schema.js";
 import { SqliteStore } from "../../src/engine/sqlite/sqlite-store.js";
 import { prepareStatements } from "../../src/engine/sqlite/statements.js";
@@ -149,5 +150,37 @@ describe("sqlite store", () => {
     expect(statSync(path).size).toBeLessThan(grown * 4096);
     store.close();
     await client.close();
+  }, 60_000);
+
+  it("keeps the write-ahead log bounded under writes that never pause", async () => {
+    const path = newPath();
+    const limitPages = 256;
+    const engine = new QueueEngine(new SqliteStore(path, { walLimitPages: limitPages }));
+    const message = {
+      body: Buffer.alloc(4_000, 1),
+      attributes: undefined,
+      sessionId: undefined,
+      correlationId: undefined,
+      messageId: undefined,
+      deduplicationId: undefined,
+      contentType: undefined,
+      timeToLiveMs: undefined,
+      delayMs: undefined,
+    };
+    let largestLog = 0;
+    // Each round sends 20 pages of bodies and settles them: 600 rounds write far more log than the limit.
+    for (let round = 0; round < 600; round++) {
+      engine.send(
+        "continuous",
+        Array.from({ length: 20 }, () => message),
+      );
+      const locked = await engine.receive("continuous", 20, (record) => record);
+      for (const record of locked)
+        engine.complete({ queue: "continuous", seq: record.seq, lockToken: record.lockToken! });
+      largestLog = Math.max(largestLog, statSync(`${path}-wal`).size);
+    }
+    // Without a checkpoint that catches up, the log would hold every page written (about 400 MB here).
+    expect(largestLog).toBeLessThan(4 * limitPages * 4_096 + 1_000_000);
+    engine.close();
   }, 60_000);
 });

@@ -30,12 +30,19 @@ export interface SqliteStoreOptions {
   synchronous?: "NORMAL" | "FULL";
   /** How long one attempt waits for another process's write lock (default 5 000). */
   busyTimeoutMs?: number;
+  /**
+   * Pages the write-ahead log may hold before a commit finishes the checkpoint itself, so that
+   * the log starts over (default 8 192, 32 MiB of 4 KiB pages).
+   */
+  walLimitPages?: number;
 }
 
 /** Sequence numbers never fall below `now × this`: room for a thousand sends a millisecond before they run ahead of the clock, and safe integers until the year 2250. */
 const SEQUENCES_PER_MS = 1_024;
 /** Transactions between two rounds of housekeeping (expired deduplication ids, free pages). */
 const HOUSEKEEPING_EVERY = 2_000;
+/** Pages in the write-ahead log beyond which a commit checkpoints by itself (32 MiB). */
+const WAL_LIMIT_PAGES = 8_192;
 /** Free pages the file may hold before they are handed back to the file system. */
 const FREE_PAGES_KEPT = 2_048;
 /** Attempts at a transaction that keeps meeting another process's lock before giving up (transiently). */
@@ -92,7 +99,10 @@ export class SqliteStore implements QueueStore {
     }
     this.#sql = prepareStatements(this.db);
     if (this.db.memory) return;
-    this.db.pragma("wal_autocheckpoint = 0");
+    // The worker copies the log into the file while writes go on, but a log only starts over once
+    // a checkpoint has caught up with it, which never happens under continuous writes: past this
+    // size, a commit here finishes the checkpoint (the remainder since the worker's last pass).
+    this.db.pragma(`wal_autocheckpoint = ${options.walLimitPages ?? WAL_LIMIT_PAGES}`);
     this.#checkpointer = new Checkpointer(path, () => {
       if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
     });

@@ -41,6 +41,17 @@ export interface MessageLock {
   deliveredAt: number | null;
 }
 
+/**
+ * Whether `lockToken` still holds a message's lock: it is the latest lock and, unless
+ * `lockedAfter` is undefined, the message is locked past that time.
+ */
+export function holdsLock(message: MessageLock, lockToken: string, lockedAfter: number | undefined): boolean {
+  return (
+    message.lockToken === lockToken &&
+    (lockedAfter === undefined || (message.state === "locked" && message.visibleAt > lockedAfter))
+  );
+}
+
 /** A message as the engine stores it; instants in ms since the epoch. */
 export interface MessageRecord extends MessageLock {
   readonly messageId: string;

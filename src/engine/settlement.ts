@@ -2,7 +2,7 @@ import { QueueError } from "../core/errors.js";
 import type { EngineContext } from "./context.js";
 import { deadLetterOrFail } from "./dead-letters.js";
 import { release, releaseGroupIfIdle } from "./maintenance.js";
-import type { MessageLock, MessageRecord, QueueRecord } from "./records.js";
+import { holdsLock, type MessageLock, type MessageRecord, type QueueRecord } from "./records.js";
 
 /** A reference to a lock: the queue, the message's sequence number and the lock token. */
 export interface LockReference {
@@ -30,36 +30,34 @@ function lockedMessage(
   const queue = context.store.getQueue(lock.queue);
   if (queue === undefined) throw new QueueError("InvalidReceipt", `queue ${lock.queue} no longer exists`);
   const message = context.store.getLock(lock.queue, lock.seq);
-  if (message === undefined || message.lockToken !== lock.lockToken)
+  if (message === undefined || !holdsLock(message, lock.lockToken, undefined))
     throw new QueueError(
       "InvalidReceipt",
       "this receipt's lock is gone: the message was settled or received again",
     );
-  if (!options.allowExpired && (message.state !== "locked" || message.visibleAt <= now))
+  if (!holdsLock(message, lock.lockToken, options.allowExpired ? undefined : now))
     throw new QueueError("InvalidReceipt", "this receipt's lock has expired; the message is visible again", {
       providerCode: "MessageNotInflight",
     });
   return { queue, message };
 }
 
-/** Removes a locked message for good. */
+/** Removes a locked message for good: checked and deleted in one step; read again only to say why it failed. */
 export function complete(context: EngineContext, lock: LockReference, options?: SettleOptions): void {
   const { store } = context;
   store.transaction(() => {
     const now = context.clock.now();
-    const queue = store.deleteLocked === undefined ? undefined : store.getQueue(lock.queue);
-    // One statement on a store that can check and delete at once; the reading path below says why it failed.
-    if (queue !== undefined) {
-      const lockedAfter = options?.allowExpired ? undefined : now;
-      const sessionId = store.deleteLocked!(lock.queue, lock.seq, lock.lockToken, lockedAfter);
-      if (sessionId !== undefined) {
-        releaseGroupIfIdle(context, queue, sessionId ?? undefined, now);
-        return;
-      }
+    const queue = store.getQueue(lock.queue);
+    const lockedAfter = options?.allowExpired ? undefined : now;
+    const sessionId = queue && store.deleteLocked(lock.queue, lock.seq, lock.lockToken, lockedAfter);
+    if (queue === undefined || sessionId === undefined) {
+      lockedMessage(context, lock, now, options);
+      throw new QueueError(
+        "Provider",
+        `the store refused lock ${lock.lockToken}, which the engine finds held`,
+      );
     }
-    const { queue: locked, message } = lockedMessage(context, lock, now, options);
-    store.deleteMessage(locked.name, message.seq);
-    releaseGroupIfIdle(context, locked, message.sessionId, now);
+    releaseGroupIfIdle(context, queue, sessionId ?? undefined, now);
   });
 }
 

@@ -39,12 +39,11 @@ export interface QueueStore {
   /** Removes a message. */
   deleteMessage(queue: string, seq: number): void;
   /**
-   * Removes a message in one step if `lockToken` still holds it and, unless `lockedAfter` is
-   * undefined, its lock ends after that time; returns its session id (`null` for none), or
-   * `undefined` when nothing matched and nothing changed. Optional: without it, the engine reads
-   * the lock, checks it, then deletes.
+   * Removes a message if `lockToken` still holds it (see `holdsLock`): one step where the store
+   * can check and delete at once. Returns its session id (`null` for none), or `undefined` when
+   * the lock does not hold and nothing changed.
    */
-  deleteLocked?(
+  deleteLocked(
     queue: string,
     seq: number,
     lockToken: string,

@@ -1,12 +1,13 @@
 import { QueueError } from "../../core/errors.js";
-import type {
-  DuplicateRecord,
-  GroupRecord,
-  MessageLock,
-  MessageRecord,
-  MessageState,
-  QueueRecord,
-  StateCounts,
+import {
+  type DuplicateRecord,
+  type GroupRecord,
+  holdsLock,
+  type MessageLock,
+  type MessageRecord,
+  type MessageState,
+  type QueueRecord,
+  type StateCounts,
 } from "../records.js";
 import type { QueueStore } from "../store.js";
 import { OrderedQueue, type Verdict } from "./ordered-queue.js";
@@ -163,6 +164,18 @@ export class MemoryStore implements QueueStore {
     slot.version++;
     this.#index(q, slot);
     if (slot.group && wasReady && message.state !== "ready") this.#announceHead(q, slot.group);
+  }
+
+  deleteLocked(
+    queue: string,
+    seq: number,
+    lockToken: string,
+    lockedAfter: number | undefined,
+  ): string | null | undefined {
+    const message = this.getLock(queue, seq);
+    if (message === undefined || !holdsLock(message, lockToken, lockedAfter)) return undefined;
+    this.deleteMessage(queue, seq);
+    return message.sessionId ?? null;
   }
 
   deleteMessage(queue: string, seq: number): void {

@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { prepareMessage } from "../../src/core/validation.js";
 import { QueueEngine } from "../../src/engine/queue-engine.js";
 import { SCHEMA_VERSION } from "../../src/engine/sqlite/schema.js";
 import { SqliteStore } from "../../src/engine/sqlite/sqlite-store.js";
 import { prepareStatements } from "../../src/engine/sqlite/statements.js";
 import { createClient, QueueError, VirtualClock } from "../../src/index.js";
+import { engineCapabilities } from "../../src/providers/engine/engine-provider.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-sqlite-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -156,17 +158,7 @@ describe("sqlite store", () => {
     const path = newPath();
     const limitPages = 256;
     const engine = new QueueEngine(new SqliteStore(path, { walLimitPages: limitPages }));
-    const message = {
-      body: Buffer.alloc(4_000, 1),
-      attributes: undefined,
-      sessionId: undefined,
-      correlationId: undefined,
-      messageId: undefined,
-      deduplicationId: undefined,
-      contentType: undefined,
-      timeToLiveMs: undefined,
-      delayMs: undefined,
-    };
+    const message = prepareMessage(Buffer.alloc(4_000, 1), engineCapabilities(1_048_576, 100));
     let largestLog = 0;
     // Each round sends 20 pages of bodies and settles them: 600 rounds write far more log than the limit.
     for (let round = 0; round < 600; round++) {

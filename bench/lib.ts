@@ -87,8 +87,15 @@ export async function isolated(moduleUrl: string, name: string, runs: number): P
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     execArgv: ["--expose-gc"],
   });
-  const [measurement] = (await once(child, "message")) as [Measurement];
-  await once(child, "exit");
+  const exited = once(child, "exit");
+  // A contender that crashes ends the benchmark with its exit code instead of leaving it waiting.
+  const measurement = await new Promise<Measurement>((resolve, reject) => {
+    child.once("message", (message) => resolve(message as Measurement));
+    void exited.then(([code]) =>
+      reject(new Error(`contender ${name} ended (exit ${code}) without a measurement`)),
+    );
+  });
+  await exited;
   return measurement;
 }
 

@@ -218,9 +218,9 @@ export class QueueEngine {
     this.#context.waiters.notify(name);
   }
 
-  /** The stored record of a queue, or `undefined`. */
+  /** The stored record of a queue, or `undefined`; read without taking the write lock (a server asks on every request). */
   getQueueRecord(name: string): QueueRecord | undefined {
-    return this.#context.store.transaction(() => this.#context.store.getQueue(name));
+    return this.#context.store.getQueue(name);
   }
 
   /** Every queue, sorted by name. */

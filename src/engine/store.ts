@@ -19,7 +19,10 @@ export interface QueueStore {
   /** Releases the store; later calls fail. */
   close(): void;
 
-  /** A queue, or `undefined` when none has that name. */
+  /**
+   * A queue, or `undefined` when none has that name. Also called outside a transaction, where a
+   * store may answer from a copy a moment old (another process's change is seen shortly after).
+   */
   getQueue(name: string): QueueRecord | undefined;
   /** Every queue, sorted by name. */
   listQueues(): QueueRecord[];

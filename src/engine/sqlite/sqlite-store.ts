@@ -45,6 +45,13 @@ const HOUSEKEEPING_EVERY = 2_000;
 const WAL_LIMIT_PAGES = 8_192;
 /** Free pages the file may hold before they are handed back to the file system. */
 const FREE_PAGES_KEPT = 2_048;
+/**
+ * How long a queue's settings read outside a transaction are trusted before being read again.
+ * A read outside a transaction is a transaction of its own (four lock calls); a server checks its
+ * queue on every request. Changes made here are seen at once, another process's within this time
+ * (SQS itself takes up to a minute); inside a transaction the settings are always read afresh.
+ */
+const SETTINGS_FRESH_MS = 100;
 /** Attempts at a transaction that keeps meeting another process's lock before giving up (transiently). */
 const BUSY_ATTEMPTS = 3;
 
@@ -59,6 +66,8 @@ interface CachedQueue {
   readonly id: number;
   readonly settings: string;
   readonly record: QueueRecord;
+  /** When the row was last read or written here (monotonic ms). */
+  seenAt: number;
 }
 
 function isBusy(error: unknown): boolean {
@@ -159,7 +168,7 @@ export class SqliteStore implements QueueStore {
       id = existing.id;
       this.#sql.updateQueue.run(settings, id);
     }
-    this.#queues.set(name, { id, settings, record: queue });
+    this.#queues.set(name, { id, settings, record: queue, seenAt: performance.now() });
   }
 
   deleteQueue(name: string): void {
@@ -389,10 +398,16 @@ export class SqliteStore implements QueueStore {
   }
 
   // A queue's id and settings: read once per transaction (no other process can change them meanwhile),
-  // and outside one on every call.
+  // and outside one when the copy here is older than SETTINGS_FRESH_MS.
   #cached(name: string): CachedQueue | undefined {
-    if (this.#depth > 0 && this.#readThisTransaction.has(name)) return this.#queues.get(name);
-    if (this.#depth > 0) this.#readThisTransaction.add(name);
+    const now = performance.now();
+    if (this.#depth > 0) {
+      if (this.#readThisTransaction.has(name)) return this.#queues.get(name);
+      this.#readThisTransaction.add(name);
+    } else {
+      const cached = this.#queues.get(name);
+      if (cached !== undefined && now - cached.seenAt < SETTINGS_FRESH_MS) return cached;
+    }
     const row = this.#sql.getQueue.get(name) as [number, string] | undefined;
     if (row === undefined) {
       this.#queues.delete(name);
@@ -400,8 +415,16 @@ export class SqliteStore implements QueueStore {
     }
     const [id, settings] = row;
     const cached = this.#queues.get(name);
-    if (cached !== undefined && cached.id === id && cached.settings === settings) return cached;
-    const fresh = { id, settings, record: { ...(JSON.parse(settings) as Omit<QueueRecord, "name">), name } };
+    if (cached !== undefined && cached.id === id && cached.settings === settings) {
+      cached.seenAt = now;
+      return cached;
+    }
+    const fresh = {
+      id,
+      settings,
+      record: { ...(JSON.parse(settings) as Omit<QueueRecord, "name">), name },
+      seenAt: now,
+    };
     this.#queues.set(name, fresh);
     return fresh;
   }

@@ -14,20 +14,37 @@ const POSTGRES = process.env.POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432
 const REDIS = { host: "127.0.0.1", port: 6379 };
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-bench-"));
 
-async function ours(batch: number, synchronous: "NORMAL" | "FULL", count: number): Promise<Measurement> {
-  const path = join(directory, `bench-${batch}-${synchronous}-${Date.now()}.db`);
+/**
+ * Ours: each of `loops` loops sends a batch, receives up to a batch and completes what it got
+ * with `Promise.all`, until `count` messages are done; with several loops their calls share commits.
+ */
+async function ours(
+  batch: number,
+  synchronous: "NORMAL" | "FULL",
+  count: number,
+  loops = 1,
+): Promise<Measurement> {
+  const path = join(directory, `bench-${batch}-${synchronous}-${loops}-${Date.now()}.db`);
   const client = await createClient({ provider: { type: "sqlite", path, synchronous } });
   await client.admin.createQueue("bench");
   const bodies = Array.from({ length: batch }, () => body);
-  const name = `queue-runtime sqlite, ${batch === 1 ? "one at a time" : `batches of ${batch}`}, synchronous=${synchronous}`;
-  const result = await measure(name, count, async () => {
-    for (let sent = 0; sent < count; sent += batch) {
-      if (batch === 1) await client.sendMessage("bench", body);
-      else await client.sendMessages("bench", bodies);
+  const shape = batch === 1 ? "one at a time" : `batches of ${batch}`;
+  const name = `queue-runtime sqlite, ${shape}${loops > 1 ? `, ${loops} concurrent loops` : ""}, synchronous=${synchronous}`;
+  let sent = 0;
+  let done = 0;
+  const loop = async () => {
+    while (done < count) {
+      if (sent < count) {
+        sent += batch;
+        if (batch === 1) await client.sendMessage("bench", body);
+        else await client.sendMessages("bench", bodies);
+      }
       const received = await client.receiveMessages("bench", batch);
       await Promise.all(received.map((message) => client.completeMessage(message.receiptHandle)));
+      done += received.length;
     }
-  });
+  };
+  const result = await measure(name, count, () => Promise.all(Array.from({ length: loops }, loop)));
   await client.close();
   return result;
 }
@@ -92,12 +109,13 @@ async function bullmq(batch: number, count: number): Promise<Measurement> {
 export async function run(): Promise<void> {
   try {
     const batched = await bestOf(2, () => ours(10, "NORMAL", MESSAGES));
+    const concurrent = await bestOf(2, () => ours(10, "NORMAL", MESSAGES, 4));
     const batchedFull = await bestOf(1, () => ours(10, "FULL", MESSAGES));
     const bossBatched = await bestOf(1, () => pgBoss(10, MESSAGES));
     const bullBatched = await bestOf(1, () => bullmq(10, MESSAGES));
     report(
       `SQLite provider vs pg-boss and BullMQ: send + receive + complete, batches of 10`,
-      [batched, batchedFull, bossBatched, bullBatched],
+      [batched, concurrent, batchedFull, bossBatched, bullBatched],
       batched.name,
     );
     const single = await bestOf(2, () => ours(1, "NORMAL", MESSAGES / 5));

@@ -102,9 +102,12 @@ export class QueueEngine {
    */
   receive<T>(queue: string, max: number, deliver: Deliver<T>, options: ReceiveOptions = {}): Promise<T[]> {
     const { waitMs = 0, signal, lockDurationMs } = options;
-    return this.#untilSome(queue, waitMs, signal, () =>
-      receive(this.#context, queue, max, lockDurationMs).map(deliver),
-    );
+    return this.#untilSome(queue, waitMs, signal, () => this.receiveNow(queue, max, deliver, lockDurationMs));
+  }
+
+  /** One receive without waiting: up to `max` messages that are ready now, each handed to `deliver` as locked. */
+  receiveNow<T>(queue: string, max: number, deliver: Deliver<T>, lockDurationMs?: number): T[] {
+    return receive(this.#context, queue, max, lockDurationMs).map(deliver);
   }
 
   /** Removes a locked message for good. */

@@ -142,10 +142,19 @@ export class EngineProvider implements QueueProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
-    return this.engine.receive(queue, maxMessages, (record) => toDelivery(this.providerType, queue, record), {
-      waitMs,
-      signal: context.signal,
-    });
+    const { signal } = context;
+    const deliver = (record: MessageRecord) => toDelivery(this.providerType, queue, record);
+    let ready: ReceivedMessage[];
+    try {
+      // The first try is a write like any other: concurrent sends, receives and completes share its commit.
+      ready = await this.#write(() => this.engine.receiveNow(queue, maxMessages, deliver));
+    } catch (error) {
+      // The client closed while this receive waited for its commit: a receive that ends on close gets nothing.
+      if (signal.aborted) return [];
+      throw error;
+    }
+    if (ready.length > 0 || waitMs <= 0 || signal.aborted) return ready;
+    return this.engine.receive(queue, maxMessages, deliver, { waitMs, signal });
   }
 
   async completeMessage(receipt: ReceiptHandle): Promise<void> {

@@ -57,6 +57,32 @@ describe("sqlite store", () => {
     store.close();
   });
 
+  it("reads a queue's settings afresh in every transaction, and outside one once its copy is 100 ms old", async () => {
+    const path = newPath();
+    const clock = new VirtualClock();
+    const here = new SqliteStore(path, { clock });
+    const elsewhere = new QueueEngine(new SqliteStore(path));
+    new QueueEngine(here).createQueue("settings", { lockDurationMs: 1_000 });
+    const lockDuration = () => here.getQueue("settings")?.lockDurationMs;
+    expect(lockDuration()).toBe(1_000);
+
+    const changed = { ...elsewhere.getQueueRecord("settings")!, lockDurationMs: 5_000 };
+    elsewhere.updateQueue(changed);
+    expect(lockDuration()).toBe(1_000);
+    expect(here.transaction(() => here.getQueue("settings")?.lockDurationMs)).toBe(5_000);
+    elsewhere.updateQueue({ ...changed, lockDurationMs: 7_000 });
+    await clock.advance(99);
+    expect(lockDuration()).toBe(5_000);
+    await clock.advance(1);
+    expect(lockDuration()).toBe(7_000);
+
+    elsewhere.deleteQueue("settings");
+    expect(here.transaction(() => here.getQueue("settings"))).toBeUndefined();
+    expect(lockDuration()).toBeUndefined();
+    here.close();
+    elsewhere.close();
+  });
+
   it("creates a versioned WAL schema and refuses a file from a newer version", () => {
     const path = newPath();
     new SqliteStore(path).close();

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import Database from "better-sqlite3";
+import { type Clock, systemClock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
 import {
   type DuplicateRecord,
@@ -35,6 +36,8 @@ export interface SqliteStoreOptions {
    * the log starts over (default 8 192, 32 MiB of 4 KiB pages).
    */
   walLimitPages?: number;
+  /** The time by which a queue's settings read outside a transaction age (the system clock by default). */
+  clock?: Clock;
 }
 
 /** Sequence numbers never fall below `now × this`: room for a thousand sends a millisecond before they run ahead of the clock, and safe integers until the year 2250. */
@@ -66,7 +69,7 @@ interface CachedQueue {
   readonly id: number;
   readonly settings: string;
   readonly record: QueueRecord;
-  /** When the row was last read or written here (monotonic ms). */
+  /** When the row was last read or written here (ms, by the store's clock). */
   seenAt: number;
 }
 
@@ -85,6 +88,7 @@ export class SqliteStore implements QueueStore {
   readonly #sql: Statements;
   readonly #queues = new Map<string, CachedQueue>();
   readonly #readThisTransaction = new Set<string>();
+  readonly #clock: Clock;
   #checkpointer: Checkpointer | undefined;
   #depth = 0;
   #dataVersion = -1;
@@ -93,6 +97,7 @@ export class SqliteStore implements QueueStore {
   #now = 0;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
     try {
       this.db = new Database(path);
     } catch (error) {
@@ -168,7 +173,7 @@ export class SqliteStore implements QueueStore {
       id = existing.id;
       this.#sql.updateQueue.run(settings, id);
     }
-    this.#queues.set(name, { id, settings, record: queue, seenAt: performance.now() });
+    this.#queues.set(name, { id, settings, record: queue, seenAt: this.#clock.now() });
   }
 
   deleteQueue(name: string): void {
@@ -400,13 +405,15 @@ export class SqliteStore implements QueueStore {
   // A queue's id and settings: read once per transaction (no other process can change them meanwhile),
   // and outside one when the copy here is older than SETTINGS_FRESH_MS.
   #cached(name: string): CachedQueue | undefined {
-    const now = performance.now();
+    const now = this.#clock.now();
     if (this.#depth > 0) {
       if (this.#readThisTransaction.has(name)) return this.#queues.get(name);
       this.#readThisTransaction.add(name);
     } else {
       const cached = this.#queues.get(name);
-      if (cached !== undefined && now - cached.seenAt < SETTINGS_FRESH_MS) return cached;
+      // A clock set back makes the age negative: read again rather than trust the copy until it catches up.
+      const age = cached === undefined ? Number.NaN : now - cached.seenAt;
+      if (age >= 0 && age < SETTINGS_FRESH_MS) return cached;
     }
     const row = this.#sql.getQueue.get(name) as [number, string] | undefined;
     if (row === undefined) {

@@ -35,6 +35,8 @@ export interface StructureSchema {
   readonly required: readonly string[];
   /** Whether a blob occurs anywhere inside, so encoding without one can skip the blob pass. */
   readonly hasBlobs: boolean;
+  /** The members inside which a blob may occur: the only ones an encoder looks into for bytes. */
+  readonly blobMembers: readonly string[];
 }
 
 /** Any shape. */
@@ -75,7 +77,8 @@ export function structure<T>(
   required: readonly RequiredKeys<T>[] = [],
 ): StructureSchema {
   const all: Readonly<Record<string, Schema>> = members;
-  return { kind: "structure", name, members: all, required, hasBlobs: Object.values(all).some(containsBlob) };
+  const blobMembers = Object.keys(all).filter((member) => containsBlob(all[member]!));
+  return { kind: "structure", name, members: all, required, hasBlobs: blobMembers.length > 0, blobMembers };
 }
 
 /** The empty structure of operations without input or output members (Smithy's `Unit`). */

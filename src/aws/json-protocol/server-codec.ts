@@ -31,6 +31,8 @@ export function parseSqsTarget(target: string | undefined): SqsOperation {
  * else, the AWS query protocol's form encoding included, fails with `UnsupportedMediaType` (415).
  */
 export function checkSqsContentType(contentType: string | undefined): void {
+  // The SDKs send exactly this; anything else is parsed.
+  if (contentType === AWS_JSON_1_0) return;
   if (contentType?.split(";", 1)[0]?.trim().toLowerCase() === AWS_JSON_1_0) return;
   throw sqsError(
     "UnsupportedMediaType",
@@ -52,7 +54,8 @@ export function decodeSqsRequest(headers: HttpHeaders, body: string | Uint8Array
   const text = bodyText(body);
   let parsed: unknown;
   try {
-    parsed = text.trim() === "" ? {} : JSON.parse(text);
+    // A test for any non-space character stops at the first one; `trim()` would copy the body.
+    parsed = /\S/.test(text) ? JSON.parse(text) : {};
   } catch (error) {
     throw sqsError(
       "SerializationException",

@@ -38,6 +38,8 @@ export function readShape<T>(value: unknown, schema: StructureSchema, options: R
   return value as T;
 }
 
+// Paths (`Entries.1.Id`) are only for errors: they are joined when a member fails, or when the
+// walk descends into a container, never for each valid scalar.
 function readStructure(
   value: Record<string, unknown>,
   schema: StructureSchema,
@@ -51,7 +53,7 @@ function readStructure(
       delete value[name];
       continue;
     }
-    value[name] = readValue(member, schema.members[name]!, join(path, name), enforceRequired);
+    value[name] = readValue(member, schema.members[name]!, path, name, enforceRequired);
   }
   if (!enforceRequired) return;
   for (const name of schema.required) {
@@ -65,40 +67,51 @@ function readStructure(
   }
 }
 
-function readValue(value: unknown, schema: Schema, path: string, enforceRequired: boolean): unknown {
+function readValue(
+  value: unknown,
+  schema: Schema,
+  parent: string,
+  name: string,
+  enforceRequired: boolean,
+): unknown {
   switch (schema.kind) {
     case "string":
-      if (typeof value !== "string") throw invalid(path, value, "must be a string");
+      if (typeof value !== "string") throw invalid(join(parent, name), value, "must be a string");
       return value;
     case "integer":
       if (!Number.isInteger(value) || (value as number) < INT32_MIN || (value as number) > INT32_MAX) {
-        throw invalid(path, value, "must be a 32-bit integer");
+        throw invalid(join(parent, name), value, "must be a 32-bit integer");
       }
       return value;
     case "long":
-      if (!Number.isSafeInteger(value)) throw invalid(path, value, "must be an integer");
+      if (!Number.isSafeInteger(value)) throw invalid(join(parent, name), value, "must be an integer");
       return value;
     case "boolean":
-      if (typeof value !== "boolean") throw invalid(path, value, "must be a boolean");
+      if (typeof value !== "boolean") throw invalid(join(parent, name), value, "must be a boolean");
       return value;
     case "blob":
-      if (typeof value !== "string" || !BASE64.test(value)) throw invalid(path, value, "must be base64 text");
+      if (typeof value !== "string" || !BASE64.test(value))
+        throw invalid(join(parent, name), value, "must be base64 text");
       return Buffer.from(value, "base64");
-    case "list":
+    case "list": {
+      const path = join(parent, name);
       if (!Array.isArray(value)) throw invalid(path, value, "must be a list");
-      for (let i = 0; i < value.length; i++) {
-        value[i] = readValue(value[i], schema.member, `${path}.${i + 1}`, enforceRequired);
-      }
+      for (let i = 0; i < value.length; i++)
+        value[i] = readValue(value[i], schema.member, path, String(i + 1), enforceRequired);
       return value;
-    case "map":
+    }
+    case "map": {
+      const path = join(parent, name);
       if (!isObject(value)) throw invalid(path, value, "must be a map");
-      for (const key in value)
-        value[key] = readValue(value[key], schema.value, `${path}.${key}`, enforceRequired);
+      for (const key in value) value[key] = readValue(value[key], schema.value, path, key, enforceRequired);
       return value;
-    case "structure":
+    }
+    case "structure": {
+      const path = join(parent, name);
       if (!isObject(value)) throw invalid(path, value, "must be a structure");
       readStructure(value, schema, path, enforceRequired);
       return value;
+    }
   }
 }
 
@@ -127,12 +140,36 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Serialises a value of the given structure to JSON, writing bytes as base64. Structures without
- * blobs take plain `JSON.stringify`; the blob pass is a replacer, which reads the holder's
- * original value because `Buffer#toJSON` runs before any replacer sees it.
+ * Serialises a value of the given structure to JSON, writing bytes as base64. Values without
+ * bytes (most: binary attributes are rare) take plain `JSON.stringify`; the blob pass is a
+ * replacer, called for every key, which reads the holder's original value because
+ * `Buffer#toJSON` runs before any replacer sees it.
  */
 export function writeShape(value: unknown, schema: StructureSchema): string {
-  return schema.hasBlobs ? JSON.stringify(value, blobsAsBase64) : JSON.stringify(value);
+  return holdsBytes(value, schema) ? JSON.stringify(value, blobsAsBase64) : JSON.stringify(value);
+}
+
+// Looks for bytes only where the schema allows a blob.
+function holdsBytes(value: unknown, schema: Schema): boolean {
+  switch (schema.kind) {
+    case "blob":
+      return value instanceof Uint8Array;
+    case "list":
+      return Array.isArray(value) && value.some((item) => holdsBytes(item, schema.member));
+    case "map":
+      if (!isObject(value)) return false;
+      for (const key in value) if (holdsBytes(value[key], schema.value)) return true;
+      return false;
+    case "structure":
+      if (!isObject(value)) return false;
+      for (const name of schema.blobMembers) {
+        const member = value[name];
+        if (member !== undefined && holdsBytes(member, schema.members[name]!)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
 }
 
 function blobsAsBase64(this: unknown, key: string, value: unknown): unknown {

@@ -75,7 +75,7 @@ export async function serve(
       credentials,
     });
   } catch (error) {
-    engine.close();
+    await engine.close();
     if ((error as { code?: unknown }).code === "EADDRINUSE")
       throw new QueueError(
         "Configuration",

@@ -261,10 +261,10 @@ export class QueueEngine {
     return redrive(this.#context, deadLetterQueue, options);
   }
 
-  /** Wakes every waiting receive (they then find nothing and end) and closes the store. */
-  close(): void {
+  /** Wakes every waiting receive (they then find nothing and end) and closes the store (see {@link QueueStore.close}). */
+  close(): void | Promise<void> {
     this.#context.waiters.notifyAll();
-    this.#context.store.close();
+    return this.#context.store.close();
   }
 
   /** Wakes every waiting receive, for example after another process changed the store. */

@@ -16,8 +16,8 @@ import type {
 export interface QueueStore {
   /** Runs `fn` as one atomic step: all its writes happen or none do, and no other writer runs meanwhile. Nested calls join the outer one. */
   transaction<T>(fn: () => T): T;
-  /** Releases the store; later calls fail. */
-  close(): void;
+  /** Releases the store; later calls fail. A store with background work resolves once it has let go of its files. */
+  close(): void | Promise<void>;
 
   /**
    * A queue, or `undefined` when none has that name. Also called outside a transaction, where a

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -125,6 +125,9 @@ describe("sqlite store", () => {
     expect(again?.deliveryCount).toBe(2);
     expect(again?.attributes).toEqual({ a: "1" });
     await after.close();
+    // Closed means let go: the checkpoint thread's connection, the last, has removed the log files.
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    expect(existsSync(`${path}-shm`)).toBe(false);
   });
 
   it("removes completed and expired messages and does not grow under a steady load", async () => {

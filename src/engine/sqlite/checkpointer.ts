@@ -27,17 +27,22 @@ parentPort.on("message", () => {
  */
 export class Checkpointer {
   readonly #worker: Worker;
+  readonly #exited: Promise<void>;
 
   /** Starts the thread; `onFailure` runs if it cannot work, so the store can checkpoint by itself again. */
   constructor(path: string, onFailure: () => void, intervalMs = CHECKPOINT_INTERVAL_MS) {
     const driver = createRequire(import.meta.url).resolve("better-sqlite3");
     this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, intervalMs } });
+    this.#exited = new Promise((resolve) => this.#worker.once("exit", () => resolve()));
     this.#worker.unref();
     this.#worker.on("error", onFailure);
   }
 
-  /** Runs a last checkpoint and ends the thread. */
-  stop(): void {
+  /** Runs a last checkpoint and ends the thread; resolves once the thread has closed its connection and exited. */
+  stop(): Promise<void> {
+    // Held until it exits, so that a process closing its last store does not end before the thread lets go of the file.
+    this.#worker.ref();
     this.#worker.postMessage("stop");
+    return this.#exited;
   }
 }

@@ -150,9 +150,12 @@ export class SqliteStore implements QueueStore {
     }
   }
 
-  close(): void {
-    this.#checkpointer?.stop();
+  /** Closes the connection; resolves once the checkpoint thread has closed its own (the last one removes the log files). */
+  close(): Promise<void> {
+    const stopped = this.#checkpointer?.stop();
+    this.#checkpointer = undefined;
     if (this.db.open) this.db.close();
+    return stopped ?? Promise.resolve();
   }
 
   getQueue(name: string): QueueRecord | undefined {

@@ -105,7 +105,7 @@ export class EngineProvider implements QueueProvider {
   readonly engine: QueueEngine;
   /** Engine calls are synchronous and its waits end on time. */
   readonly enforcesTimeouts = true;
-  readonly #release: () => void;
+  readonly #release: () => void | Promise<void>;
   readonly #write: Write;
 
   /**
@@ -117,7 +117,7 @@ export class EngineProvider implements QueueProvider {
     engine: QueueEngine,
     providerType: ProviderType,
     capabilities: Capabilities,
-    release: () => void,
+    release: () => void | Promise<void>,
     options: { groupCommit?: boolean } = {},
   ) {
     this.engine = engine;
@@ -192,7 +192,7 @@ export class EngineProvider implements QueueProvider {
   }
 
   async close(): Promise<void> {
-    this.#release();
+    await this.#release();
   }
 }
 

@@ -16,7 +16,7 @@ const engines = new Map<string, SharedEngine>();
 export function acquireEngine(
   key: string,
   create: () => QueueEngine,
-): { engine: QueueEngine; release: () => void } {
+): { engine: QueueEngine; release: () => void | Promise<void> } {
   let entry = engines.get(key);
   if (entry === undefined) {
     entry = { engine: create(), users: 0 };
@@ -32,7 +32,7 @@ export function acquireEngine(
       released = true;
       if (--owner.users > 0) return;
       if (engines.get(key) === owner) engines.delete(key);
-      owner.engine.close();
+      return owner.engine.close();
     },
   };
 }

@@ -79,8 +79,11 @@ describe("sqlite store", () => {
     elsewhere.deleteQueue("settings");
     expect(here.transaction(() => here.getQueue("settings"))).toBeUndefined();
     expect(lockDuration()).toBeUndefined();
-    here.close();
-    elsewhere.close();
+    new QueueEngine(here).createQueue("closing");
+    expect(here.getQueue("closing")).toBeDefined();
+    await elsewhere.close();
+    await here.close();
+    expect(() => here.getQueue("closing")).toThrow(QueueError);
   });
 
   it("creates a versioned WAL schema and refuses a file from a newer version", () => {

@@ -409,16 +409,22 @@ export class SqliteStore implements QueueStore {
   // and outside one when the copy here is older than SETTINGS_FRESH_MS.
   #cached(name: string): CachedQueue | undefined {
     const now = this.#clock.now();
+    let row: [number, string] | undefined;
     if (this.#depth > 0) {
       if (this.#readThisTransaction.has(name)) return this.#queues.get(name);
       this.#readThisTransaction.add(name);
+      row = this.#sql.getQueue.get(name) as typeof row;
     } else {
       const cached = this.#queues.get(name);
       // A clock set back makes the age negative: read again rather than trust the copy until it catches up.
       const age = cached === undefined ? Number.NaN : now - cached.seenAt;
-      if (age >= 0 && age < SETTINGS_FRESH_MS) return cached;
+      if (age >= 0 && age < SETTINGS_FRESH_MS && this.db.open) return cached;
+      try {
+        row = this.#sql.getQueue.get(name) as typeof row;
+      } catch (error) {
+        throw this.#failure(error);
+      }
     }
-    const row = this.#sql.getQueue.get(name) as [number, string] | undefined;
     if (row === undefined) {
       this.#queues.delete(name);
       return undefined;

@@ -39,7 +39,15 @@ export interface ReceiveOptions {
   signal?: AbortSignal | undefined;
   /** Overrides the queue's lock duration for these messages. */
   lockDurationMs?: number | undefined;
+  /**
+   * Runs the first try, for example in a group commit with other writes; at once by default.
+   * When it finds nothing and the receive waits, the receive tries again at once before waiting.
+   */
+  firstTry?: RunWrite | undefined;
 }
+
+/** Runs a write: at once, or later (in a group commit), resolving with its result. */
+export type RunWrite = <T>(write: () => T) => T | Promise<T>;
 
 /** How an engine behaves; every field has a default. */
 export interface EngineOptions extends Partial<EngineDefaults> {
@@ -101,13 +109,14 @@ export class QueueEngine {
    * handed to `deliver` at once, inside the receive, so the caller sees it exactly as locked.
    */
   receive<T>(queue: string, max: number, deliver: Deliver<T>, options: ReceiveOptions = {}): Promise<T[]> {
-    const { waitMs = 0, signal, lockDurationMs } = options;
-    return this.#untilSome(queue, waitMs, signal, () => this.receiveNow(queue, max, deliver, lockDurationMs));
-  }
-
-  /** One receive without waiting: up to `max` messages that are ready now, each handed to `deliver` as locked. */
-  receiveNow<T>(queue: string, max: number, deliver: Deliver<T>, lockDurationMs?: number): T[] {
-    return receive(this.#context, queue, max, lockDurationMs).map(deliver);
+    const { waitMs = 0, signal, lockDurationMs, firstTry } = options;
+    return this.#untilSome(
+      queue,
+      waitMs,
+      signal,
+      () => receive(this.#context, queue, max, lockDurationMs).map(deliver),
+      firstTry,
+    );
   }
 
   /** Removes a locked message for good. */
@@ -283,11 +292,18 @@ export class QueueEngine {
     waitMs: number,
     signal: AbortSignal | undefined,
     attempt: () => T[],
+    firstTry?: RunWrite,
   ): Promise<T[]> {
-    return this.#until(queue, waitMs, signal, () => {
-      const got = attempt();
-      return got.length > 0 ? got : undefined;
-    }).then((got) => got ?? []);
+    return this.#until(
+      queue,
+      waitMs,
+      signal,
+      () => {
+        const got = attempt();
+        return got.length > 0 ? got : undefined;
+      },
+      firstTry,
+    ).then((got) => got ?? []);
   }
 
   // Tries at once, then again each time the queue changes or something on it falls due, until the wait ends.
@@ -296,11 +312,29 @@ export class QueueEngine {
     waitMs: number,
     signal: AbortSignal | undefined,
     attempt: () => T | undefined,
+    firstTry?: RunWrite,
   ): Promise<T | undefined> {
     const { clock, store, waiters } = this.#context;
     const deadline = clock.now() + waitMs;
     let dueAt = deadline;
-    for (let tryNow = true; ; ) {
+    let tryNow = true;
+    const tried = firstTry?.(attempt);
+    if (tried instanceof Promise) {
+      let got: T | undefined;
+      try {
+        got = await tried;
+      } catch (error) {
+        // The caller went away (its client closed) while the try waited for its commit: it gets nothing.
+        if (signal?.aborted) return undefined;
+        throw error;
+      }
+      // Otherwise try again at once: a send may have come between that commit and now, before any wait began.
+      if (got !== undefined || signal?.aborted || clock.now() >= deadline) return got;
+    } else if (firstTry !== undefined) {
+      if (tried !== undefined) return tried;
+      tryNow = false;
+    }
+    for (;;) {
       if (tryNow) {
         const got = attempt();
         if (got !== undefined) return got;

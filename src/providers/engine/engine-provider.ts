@@ -9,7 +9,7 @@ import type {
   SessionProvider,
 } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
-import type { QueueEngine } from "../../engine/queue-engine.js";
+import type { QueueEngine, RunWrite } from "../../engine/queue-engine.js";
 import { deadLetterQueueName, queueInfo } from "../../engine/queue-settings.js";
 import type { MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
@@ -71,15 +71,11 @@ function parseBase36(text: string): number {
   return text.length <= 11 ? Number.parseInt(text, 36) : Number.NaN;
 }
 
-/**
- * How an engine provider runs a write: at once, or in the next group commit. Called from async
- * methods, so a synchronous throw still becomes a rejection, and a plain value costs no extra tick.
- */
-type Write = <T>(write: () => T) => T | Promise<T>;
+// How an engine provider runs a write: at once, or in the next group commit. Called from async
+// methods, so a synchronous throw still becomes a rejection, and a plain value costs no extra tick.
+const directWrites: RunWrite = (write) => write();
 
-const directWrites: Write = (write) => write();
-
-function batchedWrites(engine: QueueEngine): Write {
+function batchedWrites(engine: QueueEngine): RunWrite {
   const batcher = new WriteBatcher((fn) => engine.transaction(fn));
   return (write) => batcher.run(write);
 }
@@ -106,7 +102,7 @@ export class EngineProvider implements QueueProvider {
   /** Engine calls are synchronous and its waits end on time. */
   readonly enforcesTimeouts = true;
   readonly #release: () => void | Promise<void>;
-  readonly #write: Write;
+  readonly #write: RunWrite;
 
   /**
    * `release` runs once, on close (for example to close the store when its last user leaves);
@@ -142,19 +138,12 @@ export class EngineProvider implements QueueProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
-    const { signal } = context;
-    const deliver = (record: MessageRecord) => toDelivery(this.providerType, queue, record);
-    let ready: ReceivedMessage[];
-    try {
-      // The first try is a write like any other: concurrent sends, receives and completes share its commit.
-      ready = await this.#write(() => this.engine.receiveNow(queue, maxMessages, deliver));
-    } catch (error) {
-      // The client closed while this receive waited for its commit: a receive that ends on close gets nothing.
-      if (signal.aborted) return [];
-      throw error;
-    }
-    if (ready.length > 0 || waitMs <= 0 || signal.aborted) return ready;
-    return this.engine.receive(queue, maxMessages, deliver, { waitMs, signal });
+    // The first try is a write like any other: concurrent sends, receives and completes share its commit.
+    return this.engine.receive(queue, maxMessages, (record) => toDelivery(this.providerType, queue, record), {
+      waitMs,
+      signal: context.signal,
+      firstTry: this.#write,
+    });
   }
 
   async completeMessage(receipt: ReceiptHandle): Promise<void> {

@@ -76,18 +76,13 @@ export const receiveHandlers: Handlers = {
     const lockDurationMs = visibility * 1000;
     let received =
       attemptId === undefined ? undefined : retried(state, queue, attemptId, lockDurationMs, deliver);
-    if (received === undefined) {
+    received ??= await state.engine.receive(queue.name, max, deliver, {
+      waitMs: waitSeconds * 1000,
+      signal: call.signal,
+      lockDurationMs,
       // The first try is a write like the others: receives, sends and deletes read in one turn share a commit.
-      received = await state.writes.run(() =>
-        state.engine.receiveNow(queue.name, max, deliver, lockDurationMs),
-      );
-      if (received.length === 0 && waitSeconds > 0 && !call.signal.aborted)
-        received = await state.engine.receive(queue.name, max, deliver, {
-          waitMs: waitSeconds * 1000,
-          signal: call.signal,
-          lockDurationMs,
-        });
-    }
+      firstTry: (write) => state.writes.run(write),
+    });
     if (attemptId !== undefined && received.length > 0)
       state.attempts.remember(
         queue.name,

@@ -6,7 +6,7 @@ import { type RedriveOptions, redrive } from "./dead-letters.js";
 import { type EngineMessage, receive, type SendOutcome, send } from "./delivery.js";
 import { maintain } from "./maintenance.js";
 import { type EngineDefaults, queueInfo, queueRecord, resolveEngineDefaults } from "./queue-settings.js";
-import type { MessageRecord, QueueRecord } from "./records.js";
+import type { LockReference, MessageRecord, QueueRecord } from "./records.js";
 import {
   acceptSession,
   closeSession,
@@ -16,15 +16,7 @@ import {
   type SessionLock,
   setSessionState,
 } from "./sessions.js";
-import {
-  abandon,
-  complete,
-  deadLetter,
-  extendLock,
-  type LockReference,
-  relock,
-  type SettleOptions,
-} from "./settlement.js";
+import { abandon, complete, deadLetter, extendLock, relock, type SettleOptions } from "./settlement.js";
 import type { QueueStore } from "./store.js";
 import { Waiters } from "./waiters.js";
 

@@ -41,6 +41,13 @@ export interface MessageLock {
   deliveredAt: number | null;
 }
 
+/** A reference to a lock: the queue, the message's sequence number and the lock token. */
+export interface LockReference {
+  readonly queue: string;
+  readonly seq: number;
+  readonly lockToken: string;
+}
+
 /**
  * Whether `lockToken` still holds a message's lock: it is the latest lock and, unless
  * `lockedAfter` is undefined, the message is locked past that time.

@@ -2,14 +2,13 @@ import { QueueError } from "../core/errors.js";
 import type { EngineContext } from "./context.js";
 import { deadLetterOrFail } from "./dead-letters.js";
 import { release, releaseGroupIfIdle } from "./maintenance.js";
-import { holdsLock, type MessageLock, type MessageRecord, type QueueRecord } from "./records.js";
-
-/** A reference to a lock: the queue, the message's sequence number and the lock token. */
-export interface LockReference {
-  readonly queue: string;
-  readonly seq: number;
-  readonly lockToken: string;
-}
+import {
+  holdsLock,
+  type LockReference,
+  type MessageLock,
+  type MessageRecord,
+  type QueueRecord,
+} from "./records.js";
 
 /** How strictly a settlement checks its lock. */
 export interface SettleOptions {
@@ -49,7 +48,7 @@ export function complete(context: EngineContext, lock: LockReference, options?: 
     const now = context.clock.now();
     const queue = store.getQueue(lock.queue);
     const lockedAfter = options?.allowExpired ? undefined : now;
-    const sessionId = queue && store.deleteLocked(lock.queue, lock.seq, lock.lockToken, lockedAfter);
+    const sessionId = queue === undefined ? undefined : store.deleteLocked(lock, lockedAfter);
     if (queue === undefined || sessionId === undefined) {
       lockedMessage(context, lock, now, options);
       throw new QueueError(

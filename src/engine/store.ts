@@ -1,6 +1,7 @@
 import type {
   DuplicateRecord,
   GroupRecord,
+  LockReference,
   MessageLock,
   MessageRecord,
   QueueRecord,
@@ -42,16 +43,11 @@ export interface QueueStore {
   /** Removes a message. */
   deleteMessage(queue: string, seq: number): void;
   /**
-   * Removes a message if `lockToken` still holds it (see `holdsLock`): one step where the store
+   * Removes a message if its lock still holds (see `holdsLock`): one step where the store
    * can check and delete at once. Returns its session id (`null` for none), or `undefined` when
    * the lock does not hold and nothing changed.
    */
-  deleteLocked(
-    queue: string,
-    seq: number,
-    lockToken: string,
-    lockedAfter: number | undefined,
-  ): string | null | undefined;
+  deleteLocked(lock: LockReference, lockedAfter: number | undefined): string | null | undefined;
   /** Removes every message of a queue; returns how many. */
   purgeMessages(queue: string): number;
 

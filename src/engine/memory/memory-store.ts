@@ -3,6 +3,7 @@ import {
   type DuplicateRecord,
   type GroupRecord,
   holdsLock,
+  type LockReference,
   type MessageLock,
   type MessageRecord,
   type MessageState,
@@ -166,15 +167,10 @@ export class MemoryStore implements QueueStore {
     if (slot.group && wasReady && message.state !== "ready") this.#announceHead(q, slot.group);
   }
 
-  deleteLocked(
-    queue: string,
-    seq: number,
-    lockToken: string,
-    lockedAfter: number | undefined,
-  ): string | null | undefined {
-    const message = this.getLock(queue, seq);
-    if (message === undefined || !holdsLock(message, lockToken, lockedAfter)) return undefined;
-    this.deleteMessage(queue, seq);
+  deleteLocked(lock: LockReference, lockedAfter: number | undefined): string | null | undefined {
+    const message = this.getLock(lock.queue, lock.seq);
+    if (message === undefined || !holdsLock(message, lock.lockToken, lockedAfter)) return undefined;
+    this.deleteMessage(lock.queue, lock.seq);
     return message.sessionId ?? null;
   }
 

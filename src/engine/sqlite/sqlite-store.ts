@@ -6,6 +6,7 @@ import {
   type DuplicateRecord,
   type GroupLockKind,
   type GroupRecord,
+  type LockReference,
   MESSAGE_STATES,
   type MessageLock,
   type MessageRecord,
@@ -151,11 +152,11 @@ export class SqliteStore implements QueueStore {
   }
 
   /** Closes the connection; resolves once the checkpoint thread has closed its own (the last one removes the log files). */
-  close(): Promise<void> {
+  async close(): Promise<void> {
     const stopped = this.#checkpointer?.stop();
     this.#checkpointer = undefined;
     if (this.db.open) this.db.close();
-    return stopped ?? Promise.resolve();
+    await stopped;
   }
 
   getQueue(name: string): QueueRecord | undefined {
@@ -244,20 +245,15 @@ export class SqliteStore implements QueueStore {
     this.#deleted(queue, id, this.#sql.deleteMessage.get(seq, id) as string | null | undefined);
   }
 
-  deleteLocked(
-    queue: string,
-    seq: number,
-    lockToken: string,
-    lockedAfter: number | undefined,
-  ): string | null | undefined {
-    const id = this.#id(queue);
+  deleteLocked(lock: LockReference, lockedAfter: number | undefined): string | null | undefined {
+    const id = this.#id(lock.queue);
     if (id === undefined) return undefined;
     const sessionId = (
       lockedAfter === undefined
-        ? this.#sql.deleteLockedAnyTime.get(seq, id, lockToken)
-        : this.#sql.deleteLocked.get(seq, id, lockToken, lockedAfter)
+        ? this.#sql.deleteLockedAnyTime.get(lock.seq, id, lock.lockToken)
+        : this.#sql.deleteLocked.get(lock.seq, id, lock.lockToken, lockedAfter)
     ) as string | null | undefined;
-    this.#deleted(queue, id, sessionId);
+    this.#deleted(lock.queue, id, sessionId);
     return sessionId;
   }
 
@@ -408,10 +404,11 @@ export class SqliteStore implements QueueStore {
   // A queue's id and settings: read once per transaction (no other process can change them meanwhile),
   // and outside one when the copy here is older than SETTINGS_FRESH_MS.
   #cached(name: string): CachedQueue | undefined {
+    // Inside a transaction (every message operation), a queue read once costs no clock reading.
+    if (this.#depth > 0 && this.#readThisTransaction.has(name)) return this.#queues.get(name);
     const now = this.#clock.now();
     let row: [number, string] | undefined;
     if (this.#depth > 0) {
-      if (this.#readThisTransaction.has(name)) return this.#queues.get(name);
       this.#readThisTransaction.add(name);
       row = this.#sql.getQueue.get(name) as typeof row;
     } else {

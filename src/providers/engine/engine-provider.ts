@@ -11,9 +11,8 @@ import type {
 import { ReceiptHandle } from "../../core/receipt-handle.js";
 import type { QueueEngine, RunWrite } from "../../engine/queue-engine.js";
 import { deadLetterQueueName, queueInfo } from "../../engine/queue-settings.js";
-import type { MessageRecord } from "../../engine/records.js";
+import type { LockReference, MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
-import type { LockReference } from "../../engine/settlement.js";
 import { WriteBatcher } from "../../engine/write-batcher.js";
 
 const CENTURY_MS = 100 * 365 * 24 * 3_600_000;

@@ -1,5 +1,5 @@
 import { sqsError } from "../../aws/index.js";
-import type { LockReference } from "../../engine/settlement.js";
+import type { LockReference } from "../../engine/records.js";
 
 /** The receipt handle of a lock: the message's sequence number (base 36) and its lock token. */
 export function receiptHandleOf(lock: LockReference): string {

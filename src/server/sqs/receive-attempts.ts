@@ -1,5 +1,5 @@
 import type { Clock } from "../../core/clock.js";
-import type { LockReference } from "../../engine/settlement.js";
+import type { LockReference } from "../../engine/records.js";
 
 /** How long SQS honours a `ReceiveRequestAttemptId`. */
 export const RECEIVE_ATTEMPT_WINDOW_MS = 300_000;

@@ -1,6 +1,5 @@
 import { type Message, sqsError } from "../../../aws/index.js";
-import type { MessageRecord, QueueRecord } from "../../../engine/records.js";
-import type { LockReference } from "../../../engine/settlement.js";
+import type { LockReference, MessageRecord, QueueRecord } from "../../../engine/records.js";
 import { checkToken, type ReceiveSelection, toSqsMessage } from "../message-codec.js";
 import { defaultWaitSeconds } from "../queue-attributes.js";
 import { receiptHandleOf } from "../receipt-handles.js";

@@ -33,8 +33,6 @@ export interface StructureSchema {
   readonly name: string;
   readonly members: Readonly<Record<string, Schema>>;
   readonly required: readonly string[];
-  /** Whether a blob occurs anywhere inside, so encoding without one can skip the blob pass. */
-  readonly hasBlobs: boolean;
   /** The members inside which a blob may occur: the only ones an encoder looks into for bytes. */
   readonly blobMembers: readonly string[];
 }
@@ -78,7 +76,7 @@ export function structure<T>(
 ): StructureSchema {
   const all: Readonly<Record<string, Schema>> = members;
   const blobMembers = Object.keys(all).filter((member) => containsBlob(all[member]!));
-  return { kind: "structure", name, members: all, required, hasBlobs: blobMembers.length > 0, blobMembers };
+  return { kind: "structure", name, members: all, required, blobMembers };
 }
 
 /** The empty structure of operations without input or output members (Smithy's `Unit`). */
@@ -93,7 +91,7 @@ function containsBlob(schema: Schema): boolean {
     case "map":
       return containsBlob(schema.value);
     case "structure":
-      return schema.hasBlobs;
+      return schema.blobMembers.length > 0;
     default:
       return false;
   }

@@ -31,8 +31,6 @@ export function parseSqsTarget(target: string | undefined): SqsOperation {
  * else, the AWS query protocol's form encoding included, fails with `UnsupportedMediaType` (415).
  */
 export function checkSqsContentType(contentType: string | undefined): void {
-  // The SDKs send exactly this; anything else is parsed.
-  if (contentType === AWS_JSON_1_0) return;
   if (contentType?.split(";", 1)[0]?.trim().toLowerCase() === AWS_JSON_1_0) return;
   throw sqsError(
     "UnsupportedMediaType",
@@ -54,8 +52,7 @@ export function decodeSqsRequest(headers: HttpHeaders, body: string | Uint8Array
   const text = bodyText(body);
   let parsed: unknown;
   try {
-    // A test for any non-space character stops at the first one; `trim()` would copy the body.
-    parsed = /\S/.test(text) ? JSON.parse(text) : {};
+    parsed = text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
     throw sqsError(
       "SerializationException",

@@ -38,8 +38,6 @@ export function readShape<T>(value: unknown, schema: StructureSchema, options: R
   return value as T;
 }
 
-// Paths (`Entries.1.Id`) are only for errors: they are joined when a member fails, or when the
-// walk descends into a container, never for each valid scalar.
 function readStructure(
   value: Record<string, unknown>,
   schema: StructureSchema,
@@ -53,7 +51,7 @@ function readStructure(
       delete value[name];
       continue;
     }
-    value[name] = readValue(member, schema.members[name]!, path, name, enforceRequired);
+    value[name] = readValue(member, schema.members[name]!, join(path, name), enforceRequired);
   }
   if (!enforceRequired) return;
   for (const name of schema.required) {
@@ -67,51 +65,40 @@ function readStructure(
   }
 }
 
-function readValue(
-  value: unknown,
-  schema: Schema,
-  parent: string,
-  name: string,
-  enforceRequired: boolean,
-): unknown {
+function readValue(value: unknown, schema: Schema, path: string, enforceRequired: boolean): unknown {
   switch (schema.kind) {
     case "string":
-      if (typeof value !== "string") throw invalid(join(parent, name), value, "must be a string");
+      if (typeof value !== "string") throw invalid(path, value, "must be a string");
       return value;
     case "integer":
       if (!Number.isInteger(value) || (value as number) < INT32_MIN || (value as number) > INT32_MAX) {
-        throw invalid(join(parent, name), value, "must be a 32-bit integer");
+        throw invalid(path, value, "must be a 32-bit integer");
       }
       return value;
     case "long":
-      if (!Number.isSafeInteger(value)) throw invalid(join(parent, name), value, "must be an integer");
+      if (!Number.isSafeInteger(value)) throw invalid(path, value, "must be an integer");
       return value;
     case "boolean":
-      if (typeof value !== "boolean") throw invalid(join(parent, name), value, "must be a boolean");
+      if (typeof value !== "boolean") throw invalid(path, value, "must be a boolean");
       return value;
     case "blob":
-      if (typeof value !== "string" || !BASE64.test(value))
-        throw invalid(join(parent, name), value, "must be base64 text");
+      if (typeof value !== "string" || !BASE64.test(value)) throw invalid(path, value, "must be base64 text");
       return Buffer.from(value, "base64");
-    case "list": {
-      const path = join(parent, name);
+    case "list":
       if (!Array.isArray(value)) throw invalid(path, value, "must be a list");
-      for (let i = 0; i < value.length; i++)
-        value[i] = readValue(value[i], schema.member, path, String(i + 1), enforceRequired);
+      for (let i = 0; i < value.length; i++) {
+        value[i] = readValue(value[i], schema.member, `${path}.${i + 1}`, enforceRequired);
+      }
       return value;
-    }
-    case "map": {
-      const path = join(parent, name);
+    case "map":
       if (!isObject(value)) throw invalid(path, value, "must be a map");
-      for (const key in value) value[key] = readValue(value[key], schema.value, path, key, enforceRequired);
+      for (const key in value)
+        value[key] = readValue(value[key], schema.value, `${path}.${key}`, enforceRequired);
       return value;
-    }
-    case "structure": {
-      const path = join(parent, name);
+    case "structure":
       if (!isObject(value)) throw invalid(path, value, "must be a structure");
       readStructure(value, schema, path, enforceRequired);
       return value;
-    }
   }
 }
 

@@ -109,3 +109,32 @@ export async function serveContender(moduleUrl: string, contenders: Contenders):
   process.send?.(best);
   process.disconnect?.();
 }
+
+/** What each worker of {@link drain} does. */
+export interface DrainWork {
+  /** Sends one batch. */
+  send(worker: number): Promise<unknown>;
+  /** Receives up to a batch and settles what came; `allSent` says a receive may now wait. Returns how many it settled. */
+  receiveAndSettle(worker: number, allSent: boolean): Promise<number>;
+}
+
+/**
+ * The shape of the queue benchmarks: each of `workers` loops sends a batch while there is more
+ * to send, then receives and settles up to a batch, until `total` messages are settled.
+ */
+export async function drain(total: number, batch: number, workers: number, work: DrainWork): Promise<void> {
+  let sent = 0;
+  let settled = 0;
+  const worker = async (index: number) => {
+    while (settled < total) {
+      if (sent < total) {
+        sent += batch;
+        await work.send(index);
+      }
+      // Read after the await: `settled += await ...` would add to a stale count and lose other workers' updates.
+      const got = await work.receiveAndSettle(index, sent >= total);
+      settled += got;
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, (_, index) => worker(index)));
+}

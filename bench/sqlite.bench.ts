@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Queue, Worker } from "bullmq";
 import PgBoss from "pg-boss";
 import { createClient } from "../src/index.js";
-import { bestOf, type Measurement, measure, report } from "./lib.js";
+import { bestOf, drain, type Measurement, measure, report } from "./lib.js";
 
 const MESSAGES = Number(process.env.SQLITE_BENCH_MESSAGES ?? 100_000);
 /** Anchors one at a time are slow; they run a tenth as many and are compared by rate. */
@@ -30,21 +30,16 @@ async function ours(
   const bodies = Array.from({ length: batch }, () => body);
   const shape = batch === 1 ? "one at a time" : `batches of ${batch}`;
   const name = `queue-runtime sqlite, ${shape}${loops > 1 ? `, ${loops} concurrent loops` : ""}, synchronous=${synchronous}`;
-  let sent = 0;
-  let done = 0;
-  const loop = async () => {
-    while (done < count) {
-      if (sent < count) {
-        sent += batch;
-        if (batch === 1) await client.sendMessage("bench", body);
-        else await client.sendMessages("bench", bodies);
-      }
-      const received = await client.receiveMessages("bench", batch);
-      await Promise.all(received.map((message) => client.completeMessage(message.receiptHandle)));
-      done += received.length;
-    }
-  };
-  const result = await measure(name, count, () => Promise.all(Array.from({ length: loops }, loop)));
+  const result = await measure(name, count, () =>
+    drain(count, batch, loops, {
+      send: () => (batch === 1 ? client.sendMessage("bench", body) : client.sendMessages("bench", bodies)),
+      async receiveAndSettle() {
+        const received = await client.receiveMessages("bench", batch);
+        await Promise.all(received.map((message) => client.completeMessage(message.receiptHandle)));
+        return received.length;
+      },
+    }),
+  );
   await client.close();
   return result;
 }

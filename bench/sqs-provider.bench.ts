@@ -1,14 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import {
-  CreateQueueCommand,
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  SQSClient,
-} from "@aws-sdk/client-sqs";
+import { CreateQueueCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createClient } from "../src/index.js";
-import { type Measurement, measure, report } from "./lib.js";
+import { drain, type Measurement, measure, report } from "./lib.js";
+import { sdkWork } from "./sdk-work.js";
 
 const MESSAGES = Number(process.env.SQS_BENCH_MESSAGES ?? 50_000);
 const ROUNDS = Number(process.env.SQS_BENCH_ROUNDS ?? 3);
@@ -44,52 +39,16 @@ async function stop(server: Server): Promise<void> {
   await exited;
 }
 
-/**
- * The shared shape of the work: each of 8 workers sends a batch of 10 while there is more to
- * send, receives up to 10 (long-polling 1 s once everything is sent) and deletes what it got.
- */
-async function drain(
-  send: () => Promise<void>,
-  receiveAndDelete: (waitSeconds: number) => Promise<number>,
-): Promise<void> {
-  let sent = 0;
-  let deleted = 0;
-  const worker = async () => {
-    while (deleted < MESSAGES) {
-      if (sent < MESSAGES) {
-        sent += BATCH;
-        await send();
-      }
-      // Read after the await: `deleted += await ...` would add to a stale count and lose other workers' updates.
-      const got = await receiveAndDelete(sent >= MESSAGES ? 1 : 0);
-      deleted += got;
-    }
-  };
-  await Promise.all(Array.from({ length: WORKERS }, worker));
-}
-
 async function awsSdk(endpoint: string, round: number): Promise<Measurement> {
   const sqs = new SQSClient({ endpoint, region: "us-east-1", credentials });
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `sdk-${round}` }));
-  const entries = Array.from({ length: BATCH }, (_, i) => ({ Id: `m${i}`, MessageBody: body }));
+  const bodies = Array.from({ length: BATCH }, () => body);
   const result = await measure("@aws-sdk/client-sqs 3.1175", MESSAGES, () =>
     drain(
-      async () => {
-        await sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: entries }));
-      },
-      async (waitSeconds) => {
-        const { Messages = [] } = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: BATCH, WaitTimeSeconds: waitSeconds }),
-        );
-        if (Messages.length === 0) return 0;
-        await sqs.send(
-          new DeleteMessageBatchCommand({
-            QueueUrl,
-            Entries: Messages.map((message, i) => ({ Id: `d${i}`, ReceiptHandle: message.ReceiptHandle! })),
-          }),
-        );
-        return Messages.length;
-      },
+      MESSAGES,
+      BATCH,
+      WORKERS,
+      sdkWork(() => sqs, QueueUrl!, bodies),
     ),
   );
   sqs.destroy();
@@ -104,17 +63,15 @@ async function queueRuntime(endpoint: string, round: number): Promise<Measuremen
   await client.admin.createQueue(queue, { deadLetterQueue: null });
   const bodies = Array.from({ length: BATCH }, () => body);
   const result = await measure("queue-runtime sqs provider", MESSAGES, () =>
-    drain(
-      async () => {
-        await client.sendMessages(queue, bodies);
-      },
-      async (waitSeconds) => {
-        const messages = await client.receiveMessages(queue, BATCH, waitSeconds * 1000);
+    drain(MESSAGES, BATCH, WORKERS, {
+      send: () => client.sendMessages(queue, bodies),
+      async receiveAndSettle(_worker, allSent) {
+        const messages = await client.receiveMessages(queue, BATCH, allSent ? 1_000 : 0);
         // Completes of one moment travel as one DeleteMessageBatch.
         await Promise.all(messages.map((message) => client.completeMessage(message.receiptHandle)));
         return messages.length;
       },
-    ),
+    }),
   );
   await client.close();
   return result;

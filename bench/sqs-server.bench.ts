@@ -3,14 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  CreateQueueCommand,
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  SQSClient,
-} from "@aws-sdk/client-sqs";
-import { type Measurement, report } from "./lib.js";
+import { CreateQueueCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { drain, type Measurement, report } from "./lib.js";
+import { sdkWork } from "./sdk-work.js";
 
 const MESSAGES = Number(process.env.SQS_BENCH_MESSAGES ?? 50_000);
 const CLIENTS = 8;
@@ -52,35 +47,18 @@ async function drive(name: string, server: Server): Promise<Measurement> {
       }),
   );
   const { QueueUrl } = await clients[0]!.send(new CreateQueueCommand({ QueueName: "bench" }));
-  let sent = 0;
-  let deleted = 0;
-  const entries = Array.from({ length: 10 }, (_, i) => ({ Id: `m${i}`, MessageBody: body }));
-  const worker = async (sqs: SQSClient) => {
-    while (deleted < MESSAGES) {
-      if (sent < MESSAGES) {
-        sent += 10;
-        await sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: entries }));
-      }
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: sent >= MESSAGES ? 1 : 0,
-        }),
-      );
-      if (Messages.length === 0) continue;
-      await sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl,
-          Entries: Messages.map((message, i) => ({ Id: `d${i}`, ReceiptHandle: message.ReceiptHandle! })),
-        }),
-      );
-      deleted += Messages.length;
-    }
-  };
   const serverCpuBefore = cpuMsOf(server.process.pid!);
   const started = performance.now();
-  await Promise.all(clients.map(worker));
+  await drain(
+    MESSAGES,
+    10,
+    CLIENTS,
+    sdkWork(
+      (worker) => clients[worker]!,
+      QueueUrl!,
+      Array.from({ length: 10 }, () => body),
+    ),
+  );
   const ms = performance.now() - started;
   const serverCpu = cpuMsOf(server.process.pid!) - serverCpuBefore;
   for (const client of clients) client.destroy();

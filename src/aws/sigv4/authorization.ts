@@ -30,6 +30,11 @@ const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 const SIGNATURE = /^[0-9a-f]{64}$/;
 const SCOPE_DATE = /^\d{8}$/;
 const COMPONENTS = ["Credential", "SignedHeaders", "Signature"] as const;
+/** How a well-formed header ends: the signature, 64 hex digits, after this. */
+const SIGNATURE_COMPONENT = "Signature=";
+const SIGNATURE_LENGTH = 64;
+/** Distinct headers (less their signatures) an {@link AuthorizationParser} remembers before starting over. */
+const REMEMBERED_HEADERS = 256;
 
 /**
  * Parses an `Authorization` header strictly: the algorithm, then exactly the `Credential`,
@@ -114,4 +119,28 @@ function parseSignature(signature: string): string {
     throw sigV4Error("IncompleteSignature", "Signature must be 64 lower-case hexadecimal digits.");
   }
   return signature;
+}
+
+/**
+ * Parses `Authorization` headers as {@link parseAuthorization} does, remembering each header up to
+ * its signature: one client's requests differ only there (and in the date, once a day), so the
+ * credential and the signed header names are parsed and checked once, not per request.
+ */
+export class AuthorizationParser {
+  readonly #parsed = new Map<string, ParsedAuthorization>();
+
+  /** The parts of `value`; fails with `IncompleteSignature` as {@link parseAuthorization}. */
+  parse(value: string): ParsedAuthorization {
+    const cut = value.length - SIGNATURE_LENGTH;
+    const unsigned = value.startsWith(SIGNATURE_COMPONENT, cut - SIGNATURE_COMPONENT.length)
+      ? value.slice(0, cut)
+      : undefined;
+    if (unsigned === undefined) return parseAuthorization(value);
+    const known = this.#parsed.get(unsigned);
+    if (known !== undefined) return { ...known, signature: parseSignature(value.slice(cut)) };
+    const parsed = parseAuthorization(value);
+    if (this.#parsed.size >= REMEMBERED_HEADERS) this.#parsed.clear();
+    this.#parsed.set(unsigned, parsed);
+    return parsed;
+  }
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { canonicalQueryString, canonicalUri } from "./canonical-uri.js";
 import type { HttpHeaders } from "./headers.js";
 import { canonicalHeaders } from "./headers.js";
@@ -50,7 +50,7 @@ export function stringToSign(amzDate: string, scope: string, canonical: string):
 
 /** Lower-case hex SHA-256 of a string's UTF-8 bytes or of raw bytes. */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+  return hash("sha256", data, "hex");
 }
 
 const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;

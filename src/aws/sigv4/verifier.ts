@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../../core/clock.js";
 import { systemClock } from "../../core/clock.js";
 import type { AwsCredentials } from "../../core/config.js";
-import { parseAuthorization } from "./authorization.js";
+import { AuthorizationParser } from "./authorization.js";
 import {
   canonicalRequest,
   credentialScope,
@@ -80,6 +80,8 @@ export class SigV4Verifier {
   readonly #maxSkewMs: number;
   readonly #allowUnsignedPayload: boolean;
   readonly #keys = new SigningKeyCache();
+  readonly #authorizations = new AuthorizationParser();
+  #lastDate: RequestDate | undefined;
 
   /** A verifier for one service. */
   constructor(options: SigV4VerifierOptions) {
@@ -95,8 +97,8 @@ export class SigV4Verifier {
   async verify(request: VerifiableRequest): Promise<VerifiedRequest> {
     const header = getHeader(request.headers, "authorization");
     if (header === undefined) throw sigV4Error("MissingAuthenticationToken", SIGV4_MESSAGES.missingToken);
-    const auth = parseAuthorization(header);
-    const { amzDate, requestTime } = requestDate(request.headers);
+    const auth = this.#authorizations.parse(header);
+    const { amzDate, requestTime } = this.#requestDate(request.headers);
     this.#checkScope(auth.date, auth.region, auth.service, auth.terminator, amzDate);
     if (!auth.signedHeaders.includes("host")) {
       throw sigV4Error("IncompleteSignature", "'Host' must be a 'SignedHeader' in the AWS Authorization.");
@@ -165,6 +167,16 @@ export class SigV4Verifier {
     }
   }
 
+  /** The request time; an `X-Amz-Date` is parsed once for all the requests of its second. */
+  #requestDate(headers: HttpHeaders): RequestDate {
+    const amzDate = getHeader(headers, "x-amz-date");
+    const last = this.#lastDate;
+    if (last !== undefined && amzDate === last.amzDate) return last;
+    const date = requestDate(amzDate, headers);
+    if (amzDate !== undefined) this.#lastDate = date;
+    return date;
+  }
+
   #payloadHash(request: VerifiableRequest): string {
     const declared = getHeader(request.headers, "x-amz-content-sha256");
     if (declared === UNSIGNED_PAYLOAD) {
@@ -185,9 +197,13 @@ export class SigV4Verifier {
   }
 }
 
-/** The request time from `X-Amz-Date`, or from `Date` when a client signed that instead. */
-function requestDate(headers: HttpHeaders): { amzDate: string; requestTime: number } {
-  const amzDate = getHeader(headers, "x-amz-date");
+interface RequestDate {
+  readonly amzDate: string;
+  readonly requestTime: number;
+}
+
+/** The request time from `X-Amz-Date` (`amzDate`), or from `Date` when a client signed that instead. */
+function requestDate(amzDate: string | undefined, headers: HttpHeaders): RequestDate {
   if (amzDate !== undefined) {
     const requestTime = parseAmzDate(amzDate);
     if (requestTime === undefined) {

@@ -122,6 +122,29 @@ describe("SigV4Verifier", () => {
     }
   });
 
+  it("judges every request whole though it remembers a header's parse up to the signature", async () => {
+    const shared = verifier();
+    const request = signed();
+    await expect(shared.verify(request)).resolves.toBeDefined();
+    const good = request.headers.authorization;
+    const signature = good.slice(-64);
+    for (const [value, expected] of [
+      [`${good.slice(0, -64)}${"G".repeat(64)}`, "IncompleteSignature"],
+      [`${good.slice(0, -64)}${signature.toUpperCase()}`, "IncompleteSignature"],
+      [`${good.slice(0, -64)}${signature.slice(1)}0`, "SignatureDoesNotMatch"],
+      [good.replace(", Signature=", ", Sig="), "IncompleteSignature"],
+    ] as const) {
+      const { code } = await failure(withAuthorization(value), shared);
+      expect(code, value).toBe(expected);
+    }
+    const { code } = await failure(
+      { ...request, headers: { ...request.headers, "x-amz-date": "20260115T100000" } },
+      shared,
+    );
+    expect(code).toBe("IncompleteSignature");
+    await expect(shared.verify(request)).resolves.toMatchObject({ requestTime: NOW });
+  });
+
   it("answers IncompleteSignature when host is not signed or the date is missing or malformed", async () => {
     const request = signed();
     const hostless = request.headers.authorization.replace(

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { CreateQueueCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createClient } from "../src/index.js";
 import { drain, type Measurement, measure, report } from "./lib.js";
+import { providerWork } from "./provider-work.js";
 import { sdkWork } from "./sdk-work.js";
 
 const MESSAGES = Number(process.env.SQS_BENCH_MESSAGES ?? 50_000);
@@ -63,15 +64,7 @@ async function queueRuntime(endpoint: string, round: number): Promise<Measuremen
   await client.admin.createQueue(queue, { deadLetterQueue: null });
   const bodies = Array.from({ length: BATCH }, () => body);
   const result = await measure("queue-runtime sqs provider", MESSAGES, () =>
-    drain(MESSAGES, BATCH, WORKERS, {
-      send: () => client.sendMessages(queue, bodies),
-      async receiveAndSettle(_worker, allSent) {
-        const messages = await client.receiveMessages(queue, BATCH, allSent ? 1_000 : 0);
-        // Completes of one moment travel as one DeleteMessageBatch.
-        await Promise.all(messages.map((message) => client.completeMessage(message.receiptHandle)));
-        return messages.length;
-      },
-    }),
+    drain(MESSAGES, BATCH, WORKERS, providerWork(client, queue, bodies)),
   );
   await client.close();
   return result;

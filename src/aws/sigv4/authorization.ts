@@ -132,9 +132,11 @@ export class AuthorizationParser {
   /** The parts of `value`; fails with `IncompleteSignature` as {@link parseAuthorization}. */
   parse(value: string): ParsedAuthorization {
     const cut = value.length - SIGNATURE_LENGTH;
-    const unsigned = value.startsWith(SIGNATURE_COMPONENT, cut - SIGNATURE_COMPONENT.length)
-      ? value.slice(0, cut)
-      : undefined;
+    const unsigned =
+      cut > SIGNATURE_COMPONENT.length &&
+      value.startsWith(SIGNATURE_COMPONENT, cut - SIGNATURE_COMPONENT.length)
+        ? value.slice(0, cut)
+        : undefined;
     if (unsigned === undefined) return parseAuthorization(value);
     const known = this.#parsed.get(unsigned);
     if (known !== undefined) return { ...known, signature: parseSignature(value.slice(cut)) };

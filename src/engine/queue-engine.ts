@@ -41,6 +41,9 @@ export interface ReceiveOptions {
 /** Runs a write: at once, or later (in a group commit), resolving with its result. */
 export type RunWrite = <T>(write: () => T) => T | Promise<T>;
 
+/** Runs a write at once. */
+export const runNow: RunWrite = (write) => write();
+
 /** How an engine behaves; every field has a default. */
 export interface EngineOptions extends Partial<EngineDefaults> {
   clock?: Clock;
@@ -309,10 +312,9 @@ export class QueueEngine {
     const { clock, store, waiters } = this.#context;
     const deadline = clock.now() + waitMs;
     let dueAt = deadline;
-    let tryNow = true;
-    const tried = firstTry?.(attempt);
+    const tried = (firstTry ?? runNow)(attempt);
+    let got: T | undefined;
     if (tried instanceof Promise) {
-      let got: T | undefined;
       try {
         got = await tried;
       } catch (error) {
@@ -320,15 +322,13 @@ export class QueueEngine {
         if (signal?.aborted) return undefined;
         throw error;
       }
-      // Otherwise try again at once: a send may have come between that commit and now, before any wait began.
-      if (got !== undefined || signal?.aborted || clock.now() >= deadline) return got;
-    } else if (firstTry !== undefined) {
-      if (tried !== undefined) return tried;
-      tryNow = false;
-    }
+    } else got = tried;
+    if (got !== undefined || signal?.aborted) return got;
+    // A try that waited for its commit is made again at once if the receive may wait: a send may have come meanwhile.
+    let tryNow = tried instanceof Promise && clock.now() < deadline;
     for (;;) {
       if (tryNow) {
-        const got = attempt();
+        got = attempt();
         if (got !== undefined) return got;
       }
       const now = clock.now();

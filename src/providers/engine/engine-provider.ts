@@ -9,7 +9,7 @@ import type {
   SessionProvider,
 } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
-import type { QueueEngine, RunWrite } from "../../engine/queue-engine.js";
+import { type QueueEngine, type RunWrite, runNow } from "../../engine/queue-engine.js";
 import { deadLetterQueueName, queueInfo } from "../../engine/queue-settings.js";
 import type { LockReference, MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
@@ -70,10 +70,6 @@ function parseBase36(text: string): number {
   return text.length <= 11 ? Number.parseInt(text, 36) : Number.NaN;
 }
 
-// How an engine provider runs a write: at once, or in the next group commit. Called from async
-// methods, so a synchronous throw still becomes a rejection, and a plain value costs no extra tick.
-const directWrites: RunWrite = (write) => write();
-
 function batchedWrites(engine: QueueEngine): RunWrite {
   const batcher = new WriteBatcher((fn) => engine.transaction(fn));
   return (write) => batcher.run(write);
@@ -120,7 +116,8 @@ export class EngineProvider implements QueueProvider {
     this.capabilities = capabilities;
     this.admin = new EngineAdmin(engine);
     this.#release = release;
-    this.#write = options.groupCommit ? batchedWrites(engine) : directWrites;
+    // Called from async methods, so a synchronous throw still becomes a rejection, and a plain value costs no extra tick.
+    this.#write = options.groupCommit ? batchedWrites(engine) : runNow;
   }
 
   async sendMessages(

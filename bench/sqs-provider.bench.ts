@@ -1,44 +1,20 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { CreateQueueCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createClient } from "../src/index.js";
 import { drain, type Measurement, measure, report } from "./lib.js";
 import { providerWork } from "./provider-work.js";
 import { sdkWork } from "./sdk-work.js";
+import {
+  SERVE_CREDENTIALS as credentials,
+  serveCommand,
+  startServer,
+  stopServer,
+} from "./servers/child-server.js";
 
 const MESSAGES = Number(process.env.SQS_BENCH_MESSAGES ?? 50_000);
 const ROUNDS = Number(process.env.SQS_BENCH_ROUNDS ?? 3);
 const WORKERS = 8;
 const BATCH = 10;
 const body = JSON.stringify({ order: 42, sku: "A-1", qty: 3 });
-const credentials = { accessKeyId: "test", secretAccessKey: "test" };
-const here = fileURLToPath(new URL(".", import.meta.url));
-
-interface Server {
-  readonly process: ChildProcess;
-  readonly endpoint: string;
-}
-
-function startServer(): Promise<Server> {
-  const child = spawn(process.execPath, [`${here}../src/cli/main.js`, "serve", "--memory", "--port", "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /listening on (http:\/\/\S+)/.exec(output);
-      if (found) resolve({ process: child, endpoint: found[1]! });
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
-
-async function stop(server: Server): Promise<void> {
-  const exited = new Promise((resolve) => server.process.once("exit", resolve));
-  server.process.kill("SIGTERM");
-  await exited;
-}
 
 async function awsSdk(endpoint: string, round: number): Promise<Measurement> {
   const sqs = new SQSClient({ endpoint, region: "us-east-1", credentials });
@@ -78,7 +54,7 @@ const perMessage = (row: Measurement): number => ((row.cpuMs ?? 0) * 1000) / row
  * batches of 10, 8 concurrent workers, best of 3 rounds; CPU is this (client) process's.
  */
 export async function run(): Promise<void> {
-  const server = await startServer();
+  const server = await startServer(serveCommand("--memory"));
   const sdkRuns: Measurement[] = [];
   const ourRuns: Measurement[] = [];
   try {
@@ -93,7 +69,7 @@ export async function run(): Promise<void> {
       }
     }
   } finally {
-    await stop(server);
+    await stopServer(server);
   }
   const fastest = (runs: Measurement[]) => [...runs].sort((a, b) => a.ms - b.ms)[0]!;
   const leanest = (runs: Measurement[]) => Math.min(...runs.map(perMessage));

@@ -1,5 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +7,14 @@ import { createClient } from "../src/index.js";
 import { type DrainWork, drain, type Measurement, report } from "./lib.js";
 import { providerWork } from "./provider-work.js";
 import { sdkWork } from "./sdk-work.js";
+import {
+  type ChildServer,
+  cpuMsOf,
+  SERVE_CREDENTIALS as credentials,
+  serveCommand,
+  startServer,
+  stopServer,
+} from "./servers/child-server.js";
 
 const MESSAGES = Number(process.env.SQS_BENCH_MESSAGES ?? 50_000);
 const CLIENTS = 8;
@@ -15,42 +22,16 @@ const ROUNDS = Number(process.env.SQS_BENCH_ROUNDS ?? 3);
 /** Messages each fresh server handles before the clock starts: a server runs for long, so its JIT warm-up is not what is measured. */
 const WARMUP = Number(process.env.SQS_BENCH_WARMUP ?? 5_000);
 const body = JSON.stringify({ order: 42, sku: "A-1", qty: 3 });
-const here = fileURLToPath(new URL(".", import.meta.url));
-
-interface Server {
-  readonly process: ChildProcess;
-  readonly endpoint: string;
-}
-
-function startServer(command: string[]): Promise<Server> {
-  const child = spawn(process.execPath, command, { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /listening on (http:\/\/\S+)/.exec(output);
-      if (found) resolve({ process: child, endpoint: found[1]! });
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
-
-/** CPU time (user + system) of a process so far, in milliseconds, from /proc. */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
 /** Who drives a server: the AWS SDK (the issue's measure), or our lighter `sqs` provider, so the server is the limit. */
 type Driver = "aws-sdk" | "queue-runtime";
 
-const credentials = { accessKeyId: "test", secretAccessKey: "test" };
 const bodies = Array.from({ length: 10 }, () => body);
 
 /** Sets up `driver`'s clients against `server` and returns their drain work and how to let them go. */
 async function clientsOf(
   driver: Driver,
-  server: Server,
+  server: ChildServer,
 ): Promise<{ work: DrainWork; close(): Promise<void> }> {
   if (driver === "queue-runtime") {
     const client = await createClient({
@@ -72,43 +53,30 @@ async function clientsOf(
   };
 }
 
-async function drive(name: string, server: Server, driver: Driver): Promise<Measurement> {
+async function drive(name: string, server: ChildServer, driver: Driver): Promise<Measurement> {
   const clients = await clientsOf(driver, server);
   await drain(WARMUP, 10, CLIENTS, clients.work);
-  const serverCpuBefore = cpuMsOf(server.process.pid!);
+  const serverCpuBefore = cpuMsOf(server);
   const started = performance.now();
   await drain(MESSAGES, 10, CLIENTS, clients.work);
   const ms = performance.now() - started;
-  const serverCpu = cpuMsOf(server.process.pid!) - serverCpuBefore;
+  const serverCpu = cpuMsOf(server) - serverCpuBefore;
   await clients.close();
   return { name, items: MESSAGES, ms, cpuMs: serverCpu, note: "CPU = server process" };
-}
-
-async function stop(server: Server): Promise<void> {
-  const exited = new Promise((resolve) => server.process.once("exit", resolve));
-  server.process.kill("SIGTERM");
-  await exited;
 }
 
 const SERVERS = [
   {
     name: "queue-runtime serve (SQLite file, signatures checked)",
-    command: (directory: string, run: string) => [
-      join(here, "../src/cli/main.js"),
-      "serve",
-      "--port",
-      "0",
-      "--db",
-      join(directory, `bench-${run}.db`),
-    ],
+    command: (directory: string, run: string) => serveCommand("--db", join(directory, `bench-${run}.db`)),
   },
   {
     name: "queue-runtime serve --memory --no-auth",
-    command: () => [join(here, "../src/cli/main.js"), "serve", "--port", "0", "--memory", "--no-auth"],
+    command: () => serveCommand("--memory", "--no-auth"),
   },
   {
     name: "fauxqs 1.9 (in memory, no signature check)",
-    command: () => [join(here, "servers/fauxqs-server.js")],
+    command: () => [fileURLToPath(new URL("servers/fauxqs-server.js", import.meta.url))],
   },
 ] as const;
 
@@ -133,7 +101,7 @@ export async function run(): Promise<void> {
           try {
             rows[driver].push(await drive(`${server.name}, round ${round}`, started, driver));
           } finally {
-            await stop(started);
+            await stopServer(started);
           }
         }
       }

@@ -1,8 +1,10 @@
 import { parseArgs } from "node:util";
 import { QueueError } from "../core/errors.js";
+import { JournalStore } from "../engine/journal/journal-store.js";
 import { MemoryStore } from "../engine/memory/memory-store.js";
 import { QueueEngine } from "../engine/queue-engine.js";
 import { SqliteStore } from "../engine/sqlite/sqlite-store.js";
+import type { QueueStore } from "../engine/store.js";
 import { SqsServer } from "../server/sqs/sqs-server.js";
 
 /** The credentials the server checks when none are given (LocalStack's convention, so existing setups work). */
@@ -16,6 +18,9 @@ Runs an SQS-compatible endpoint (AWS JSON 1.0, SigV4) on the queue engine.
   --host <address>        listen address (default 127.0.0.1)
   --port <number>         listen port (default 9324; 0 picks a free one)
   --db <path>             SQLite file holding queues and messages (default ./queue-runtime.db)
+  --journal <path>        keep queues and messages in memory and every change in an append-only
+                          journal file instead of SQLite: as durable, lighter per request; one
+                          server per file, and every message must fit in memory
   --memory                keep everything in memory instead (gone when the server stops)
   --access-key <id>       access key id requests must be signed with (default ${DEFAULT_CREDENTIALS.accessKeyId})
   --secret-key <secret>   its secret (default ${DEFAULT_CREDENTIALS.secretAccessKey})
@@ -47,8 +52,9 @@ export async function serve(
     log(SERVE_USAGE);
     return undefined;
   }
-  if (values.memory && values.db !== undefined)
-    throw new QueueError("Configuration", "give either --db or --memory, not both");
+  const storages = [values.db !== undefined, values.journal !== undefined, values.memory].filter(Boolean);
+  if (storages.length > 1)
+    throw new QueueError("Configuration", "give one of --db, --journal and --memory, not several");
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new QueueError("Configuration", `--port must be a number from 0 to 65535, not ${values.port}`);
@@ -58,11 +64,10 @@ export async function serve(
         accessKeyId: values["access-key"] ?? DEFAULT_CREDENTIALS.accessKeyId,
         secretAccessKey: values["secret-key"] ?? DEFAULT_CREDENTIALS.secretAccessKey,
       };
-  const path = values.db ?? "./queue-runtime.db";
-  const store = values.memory ? new MemoryStore() : new SqliteStore(path);
-  const engine = new QueueEngine(store, {
+  const storage = storageOf(values);
+  const engine = new QueueEngine(storage.open(), {
     createQueues: false,
-    pollIntervalMs: values.memory ? undefined : 25,
+    pollIntervalMs: storage.sharedWithOtherProcesses ? 25 : undefined,
   });
   let server: SqsServer;
   try {
@@ -85,7 +90,7 @@ export async function serve(
   }
   log(`queue-runtime SQS endpoint listening on ${server.endpoint}`);
   log(`  region:      ${values.region}`);
-  log(`  storage:     ${values.memory ? "memory (not kept)" : `SQLite file ${path}`}`);
+  log(`  storage:     ${storage.description}`);
   log(
     credentials === null
       ? "  credentials: not checked (--no-auth)"
@@ -103,6 +108,35 @@ export async function serve(
   };
 }
 
+/** Where the server keeps queues: how to open it, how to name it, and whether other processes may write it too. */
+interface Storage {
+  open(): QueueStore;
+  readonly description: string;
+  readonly sharedWithOtherProcesses: boolean;
+}
+
+function storageOf(values: ReturnType<typeof parseServeArgs>["values"]): Storage {
+  const journal = values.journal;
+  if (journal !== undefined)
+    return {
+      open: () => new JournalStore(journal),
+      description: `journal file ${journal} (queues held in memory)`,
+      sharedWithOtherProcesses: false,
+    };
+  if (values.memory)
+    return {
+      open: () => new MemoryStore(),
+      description: "memory (not kept)",
+      sharedWithOtherProcesses: false,
+    };
+  const path = values.db ?? "./queue-runtime.db";
+  return {
+    open: () => new SqliteStore(path),
+    description: `SQLite file ${path}`,
+    sharedWithOtherProcesses: true,
+  };
+}
+
 function parseServeArgs(args: readonly string[]) {
   return parseArgs({
     args: [...args],
@@ -112,6 +146,7 @@ function parseServeArgs(args: readonly string[]) {
       host: { type: "string", default: "127.0.0.1" },
       port: { type: "string", default: "9324" },
       db: { type: "string" },
+      journal: { type: "string" },
       memory: { type: "boolean", default: false },
       "access-key": { type: "string" },
       "secret-key": { type: "string" },

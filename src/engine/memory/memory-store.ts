@@ -89,6 +89,17 @@ function readyVerdict(slot: Slot): Verdict {
 }
 const isReady = (slot: Slot): boolean => readyVerdict(slot) === "take";
 
+/** Everything a memory store holds of one queue, as a journal's snapshot writes it. */
+export interface QueueContents {
+  readonly record: QueueRecord;
+  /** The sequence number the next message will get. */
+  readonly nextSeq: number;
+  /** Stored messages, lowest sequence first. */
+  readonly messages: readonly MessageRecord[];
+  readonly groups: readonly GroupRecord[];
+  readonly duplicates: ReadonlyMap<string, DuplicateRecord>;
+}
+
 /** The engine's storage in process memory: maps for records, ordered queues for every index. */
 export class MemoryStore implements QueueStore {
   readonly #queues = new Map<string, MemoryQueue>();
@@ -141,6 +152,34 @@ export class MemoryStore implements QueueStore {
     if (group) group.messages++;
     this.#index(q, slot);
     return message.seq;
+  }
+
+  /** Stores a message under the sequence number it already has (replaying a journal); later ones number after it. */
+  restoreMessage(queue: string, message: MessageRecord): void {
+    const q = this.#queue(queue);
+    const next = Math.max(q.nextSeq, message.seq + 1);
+    q.nextSeq = message.seq;
+    this.insertMessage(queue, message);
+    q.nextSeq = next;
+  }
+
+  /** Makes the next message of a queue number at least `nextSeq`, so numbers keep rising across a snapshot. */
+  raiseNextSeq(queue: string, nextSeq: number): void {
+    const q = this.#queue(queue);
+    q.nextSeq = Math.max(q.nextSeq, nextSeq);
+  }
+
+  /** What the store holds of a queue, or `undefined` when there is no such queue. */
+  contents(queue: string): QueueContents | undefined {
+    const q = this.#queues.get(queue);
+    if (q === undefined) return undefined;
+    return {
+      record: q.record,
+      nextSeq: q.nextSeq,
+      messages: [...q.messages.values()].map((slot) => slot.record).sort((a, b) => a.seq - b.seq),
+      groups: [...q.groups.values()].flatMap((group) => (group.record ? [group.record] : [])),
+      duplicates: q.duplicates,
+    };
   }
 
   getMessage(queue: string, seq: number): MessageRecord | undefined {

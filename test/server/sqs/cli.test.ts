@@ -67,73 +67,79 @@ const clientFor = (endpoint: string) =>
   });
 
 describe("queue-runtime serve", () => {
-  it("prints its endpoint, stops cleanly on SIGTERM and finds every queue and unacknowledged message after a restart", async () => {
-    const db = join(directory, "serve.db");
-    const args = [
-      "serve",
-      "--db",
-      db,
-      "--port",
-      "0",
-      "--access-key",
-      "key",
-      "--secret-key",
-      "secret",
-      "--region",
-      "eu-west-1",
-    ];
-    const first = run(args);
-    await first.started;
-    expect(first.output()).toContain("region:      eu-west-1");
-    expect(first.output()).toContain("access key key");
-    expect(first.output()).not.toContain("secret secret");
-    const sqs = clientFor(first.endpoint);
-    const { QueueUrl } = await sqs.send(
-      new CreateQueueCommand({ QueueName: "kept", Attributes: { VisibilityTimeout: "1" } }),
-    );
-    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "in flight" }));
-    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "waiting" }));
-    expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl }))).Messages).toHaveLength(1);
-    const polling = sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: `${QueueUrl}`, WaitTimeSeconds: 20, MaxNumberOfMessages: 1 }),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const stoppedAt = Date.now();
-    first.child.kill("SIGTERM");
-    await polling.catch(() => undefined);
-    expect(await first.exit()).toBe(0);
-    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
-    expect(first.output()).toContain("stopped");
-    sqs.destroy();
-
-    const second = run(args);
-    await second.started;
-    const again = clientFor(second.endpoint);
-    const { QueueUrls } = await again.send(new ListQueuesCommand({}));
-    expect(QueueUrls?.map((url) => url.split("/").pop())).toEqual(["kept"]);
-    const url = QueueUrls![0]!;
-    const { Attributes } = await again.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: url,
-        AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
-      }),
-    );
-    expect(
-      Number(Attributes?.ApproximateNumberOfMessages) +
-        Number(Attributes?.ApproximateNumberOfMessagesNotVisible),
-    ).toBe(2);
-    const bodies: string[] = [];
-    for (let i = 0; i < 20 && bodies.length < 2; i++) {
-      const { Messages } = await again.send(
-        new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }),
+  it.each([
+    ["--db", "serve.db"],
+    ["--journal", "serve.journal"],
+  ])(
+    "prints its endpoint, stops cleanly on SIGTERM and finds every queue and unacknowledged message after a restart (%s)",
+    async (storage, file) => {
+      const args = [
+        "serve",
+        storage,
+        join(directory, file),
+        "--port",
+        "0",
+        "--access-key",
+        "key",
+        "--secret-key",
+        "secret",
+        "--region",
+        "eu-west-1",
+      ];
+      const first = run(args);
+      await first.started;
+      expect(first.output()).toContain("region:      eu-west-1");
+      expect(first.output()).toContain("access key key");
+      expect(first.output()).not.toContain("secret secret");
+      const sqs = clientFor(first.endpoint);
+      const { QueueUrl } = await sqs.send(
+        new CreateQueueCommand({ QueueName: "kept", Attributes: { VisibilityTimeout: "1" } }),
       );
-      for (const message of Messages ?? []) bodies.push(message.Body!);
-    }
-    expect(bodies.sort()).toEqual(["in flight", "waiting"]);
-    again.destroy();
-    second.child.kill("SIGINT");
-    expect(await second.exit()).toBe(0);
-  }, 60_000);
+      await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "in flight" }));
+      await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "waiting" }));
+      expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl }))).Messages).toHaveLength(1);
+      const polling = sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: `${QueueUrl}`, WaitTimeSeconds: 20, MaxNumberOfMessages: 1 }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const stoppedAt = Date.now();
+      first.child.kill("SIGTERM");
+      await polling.catch(() => undefined);
+      expect(await first.exit()).toBe(0);
+      expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+      expect(first.output()).toContain("stopped");
+      sqs.destroy();
+
+      const second = run(args);
+      await second.started;
+      const again = clientFor(second.endpoint);
+      const { QueueUrls } = await again.send(new ListQueuesCommand({}));
+      expect(QueueUrls?.map((url) => url.split("/").pop())).toEqual(["kept"]);
+      const url = QueueUrls![0]!;
+      const { Attributes } = await again.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: url,
+          AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        }),
+      );
+      expect(
+        Number(Attributes?.ApproximateNumberOfMessages) +
+          Number(Attributes?.ApproximateNumberOfMessagesNotVisible),
+      ).toBe(2);
+      const bodies: string[] = [];
+      for (let i = 0; i < 20 && bodies.length < 2; i++) {
+        const { Messages } = await again.send(
+          new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }),
+        );
+        for (const message of Messages ?? []) bodies.push(message.Body!);
+      }
+      expect(bodies.sort()).toEqual(["in flight", "waiting"]);
+      again.destroy();
+      second.child.kill("SIGINT");
+      expect(await second.exit()).toBe(0);
+    },
+    60_000,
+  );
 
   it("says so when its port is taken, without a stack trace", async () => {
     const holder = run(["serve", "--memory", "--port", "0"]);

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** A message (or message system) attribute value, as far as its MD5 is concerned. */
 export interface Md5AttributeValue {
@@ -18,7 +18,7 @@ const BINARY_LIST_VALUES = 4;
 
 /** `MD5OfMessageBody` / `MD5OfBody`: lower-case hex MD5 of the body's UTF-8 bytes. */
 export function md5OfMessageBody(body: string | Uint8Array): string {
-  return createHash("md5").update(body).digest("hex");
+  return hash("md5", body, "hex");
 }
 
 /**
@@ -38,7 +38,7 @@ export function md5OfMessageAttributes(
   const buffer = Buffer.allocUnsafe(size);
   let offset = 0;
   for (const name of names) offset = writeAttribute(buffer, offset, name, attributes[name]!);
-  return createHash("md5").update(buffer).digest("hex");
+  return hash("md5", buffer, "hex");
 }
 
 /** `MD5OfMessageSystemAttributes`: the same algorithm over `MessageSystemAttributes`. */

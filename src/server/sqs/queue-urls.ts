@@ -4,12 +4,15 @@ import { sqsError } from "../../aws/index.js";
 export const DEFAULT_ACCOUNT_ID = "000000000000";
 
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,80}$/;
+/** Queue URLs whose name is remembered: clients send the same few URLs on every request. */
+const REMEMBERED_URLS = 1_024;
 const FIFO_SUFFIX = ".fifo";
 
 /** Where queues live and how SQS names them: URLs on the server's origin and ARNs in its region. */
 export class QueueAddresses {
   readonly region: string;
   readonly accountId: string;
+  readonly #names = new Map<string, string>();
 
   constructor(region: string, accountId: string) {
     this.region = region;
@@ -28,14 +31,11 @@ export class QueueAddresses {
 
   /** The queue a URL names: its last path segment; `QueueDoesNotExist` for anything unreadable. */
   nameFromUrl(url: string): string {
-    let path: string;
-    try {
-      path = new URL(url).pathname;
-    } catch {
-      path = url;
-    }
-    const name = path.slice(path.lastIndexOf("/") + 1);
-    if (!isQueueName(name)) throw sqsError("QueueDoesNotExist", "The specified queue does not exist.");
+    const known = this.#names.get(url);
+    if (known !== undefined) return known;
+    const name = nameInUrl(url);
+    if (this.#names.size === REMEMBERED_URLS) this.#names.clear();
+    this.#names.set(url, name);
     return name;
   }
 
@@ -50,6 +50,19 @@ export class QueueAddresses {
       );
     return name;
   }
+}
+
+// Parsing a URL is the costly part (about 1 µs); an unreadable one is taken as a bare path.
+function nameInUrl(url: string): string {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    path = url;
+  }
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  if (!isQueueName(name)) throw sqsError("QueueDoesNotExist", "The specified queue does not exist.");
+  return name;
 }
 
 /** True for a name SQS accepts: up to 80 of `[A-Za-z0-9_-]`, FIFO queues ending in `.fifo`. */

@@ -6,6 +6,7 @@ import {
   decodeSqsRequest,
   encodeSqsError,
   encodeSqsResponse,
+  getHeader,
   SigV4Verifier,
   SQS_RESPONSE_HEADERS,
   type SqsOperation,
@@ -135,7 +136,7 @@ export class SqsServer {
         });
       }
       const output = await this.#service.handle(request, {
-        origin: `http://${req.headers.host ?? new URL(this.endpoint).host}`,
+        origin: `http://${getHeader(req.rawHeaders, "host") ?? new URL(this.endpoint).host}`,
         signal: controller?.signal ?? NEVER,
         senderId: verified?.accessKeyId ?? this.#accountId,
       });
@@ -166,7 +167,8 @@ export class SqsServer {
 
 /** Reads a request body, refusing one over {@link MAX_REQUEST_BYTES} before reading it. */
 function readBody(req: IncomingMessage): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"] ?? 0);
+  // From the raw headers: `req.headers` builds an object of every header on first use.
+  const declared = Number(getHeader(req.rawHeaders, "content-length") ?? 0);
   if (declared > MAX_REQUEST_BYTES) return Promise.reject(tooLarge(declared));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

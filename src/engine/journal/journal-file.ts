@@ -69,8 +69,7 @@ export class JournalFile {
   /** Appends one transaction's line (ending in a newline) and, when syncing, waits for the disk. */
   append(line: string): void {
     const bytes = Buffer.from(line);
-    let written = 0;
-    while (written < bytes.length) written += writeSync(this.#fd, bytes, written);
+    writeAll(this.#fd, bytes);
     if (this.#sync) fdatasyncSync(this.#fd);
     this.#size += bytes.length;
   }
@@ -86,8 +85,7 @@ export class JournalFile {
       let size = 0;
       for (const line of lines) {
         const bytes = Buffer.from(line);
-        let written = 0;
-        while (written < bytes.length) written += writeSync(fd, bytes, written);
+        writeAll(fd, bytes);
         size += bytes.length;
       }
       fsyncSync(fd);
@@ -133,6 +131,11 @@ export function readJournal(path: string): JournalContents {
     start = end + 1;
   }
   return { transactions, tornBytes: 0 };
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let written = 0;
+  while (written < bytes.length) written += writeSync(fd, bytes, written);
 }
 
 function cutTornEnd(path: string, tornBytes: number): void {

@@ -30,8 +30,9 @@ export interface JournalStoreOptions {
 }
 
 const COMPACT_AFTER_BYTES = 64 * 1024 * 1024;
-/** Entries per line of a snapshot: lines stay far below V8's longest string. */
+/** A snapshot line ends after this many entries or characters, whichever comes first: lines stay far below V8's longest string, even of 1 MiB messages. */
 const SNAPSHOT_ENTRIES_PER_LINE = 1_000;
+const SNAPSHOT_LINE_CHARS = 16 * 1024 * 1024;
 
 /**
  * A durable store for one process: queues and messages live in a {@link MemoryStore}, which
@@ -258,16 +259,20 @@ export class JournalStore implements QueueStore {
   }
 
   *#snapshot(): Generator<string> {
-    let entries: JournalEntry[] = [];
+    let entries: string[] = [];
+    let length = 0;
     for (const queue of this.#memory.listQueues()) {
       for (const entry of snapshotEntries(this.#memory.contents(queue.name)!)) {
-        entries.push(entry);
-        if (entries.length === SNAPSHOT_ENTRIES_PER_LINE) {
-          yield `${JSON.stringify(entries)}\n`;
+        const text = JSON.stringify(entry);
+        entries.push(text);
+        length += text.length;
+        if (entries.length === SNAPSHOT_ENTRIES_PER_LINE || length >= SNAPSHOT_LINE_CHARS) {
+          yield `[${entries.join(",")}]\n`;
           entries = [];
+          length = 0;
         }
       }
     }
-    if (entries.length > 0) yield `${JSON.stringify(entries)}\n`;
+    if (entries.length > 0) yield `[${entries.join(",")}]\n`;
   }
 }

@@ -35,7 +35,7 @@ export class ProcessLock {
         if (Number.isSafeInteger(owner) && isRunning(owner))
           throw new QueueError(
             "Configuration",
-            `${what} is in use by process ${owner}${owner === process.pid ? " (this one)" : ""}; one process at a time may open it`,
+            `${what} is in use by process ${owner}${owner === process.pid ? " (this one)" : ""}; one process at a time may open it (if that process is not a queue-runtime, remove ${path})`,
           );
         rmSync(path, { force: true });
         continue;

@@ -18,17 +18,28 @@ export interface Measurement {
 }
 
 /** Runs `work` once and measures its wall and CPU time. */
-export async function measure(
+export function measure(
   name: string,
   items: number,
   work: () => Promise<unknown> | unknown,
 ): Promise<Measurement> {
+  return measureTimed(name, items, async () => {
+    const started = performance.now();
+    await work();
+    return performance.now() - started;
+  });
+}
+
+/** Runs `work`, which resolves with its own time in ms (a {@link drain}'s), and measures its CPU time. */
+export async function measureTimed(
+  name: string,
+  items: number,
+  work: () => Promise<number>,
+): Promise<Measurement> {
   // Start from a collected heap (when the process allows it), so a setup's garbage is not billed to the work.
   (globalThis as { gc?: () => void }).gc?.();
   const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  await work();
-  const ms = performance.now() - started;
+  const ms = await work();
   const cpu = process.cpuUsage(cpuBefore);
   return { name, items, ms, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
@@ -120,9 +131,13 @@ export interface DrainWork {
 
 /**
  * The shape of the queue benchmarks: each of `workers` loops sends a batch while there is more
- * to send, then receives and settles up to a batch, until `total` messages are settled.
+ * to send, then receives and settles up to a batch, until `total` messages are settled. Resolves
+ * with the milliseconds from the start until the last message was settled: receives still waiting
+ * then (long polls of an empty queue, up to their whole wait) are let finish but not counted.
  */
-export async function drain(total: number, batch: number, workers: number, work: DrainWork): Promise<void> {
+export async function drain(total: number, batch: number, workers: number, work: DrainWork): Promise<number> {
+  const started = performance.now();
+  let settledAt: number | undefined;
   let sent = 0;
   let settled = 0;
   const worker = async (index: number) => {
@@ -134,7 +149,9 @@ export async function drain(total: number, batch: number, workers: number, work:
       // Read after the await: `settled += await ...` would add to a stale count and lose other workers' updates.
       const got = await work.receiveAndSettle(index, sent >= total);
       settled += got;
+      if (settled >= total) settledAt ??= performance.now();
     }
   };
   await Promise.all(Array.from({ length: workers }, (_, index) => worker(index)));
+  return (settledAt ?? performance.now()) - started;
 }

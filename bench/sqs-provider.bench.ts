@@ -1,6 +1,6 @@
 import { CreateQueueCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createClient } from "../src/index.js";
-import { drain, type Measurement, measure, report } from "./lib.js";
+import { drain, type Measurement, measureTimed, report } from "./lib.js";
 import { providerWork } from "./provider-work.js";
 import { sdkWork } from "./sdk-work.js";
 import {
@@ -20,7 +20,7 @@ async function awsSdk(endpoint: string, round: number): Promise<Measurement> {
   const sqs = new SQSClient({ endpoint, region: "us-east-1", credentials });
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `sdk-${round}` }));
   const bodies = Array.from({ length: BATCH }, () => body);
-  const result = await measure("@aws-sdk/client-sqs 3.1175", MESSAGES, () =>
+  const result = await measureTimed("@aws-sdk/client-sqs 3.1175", MESSAGES, () =>
     drain(
       MESSAGES,
       BATCH,
@@ -39,7 +39,7 @@ async function queueRuntime(endpoint: string, round: number): Promise<Measuremen
   const queue = `ours-${round}`;
   await client.admin.createQueue(queue, { deadLetterQueue: null });
   const bodies = Array.from({ length: BATCH }, () => body);
-  const result = await measure("queue-runtime sqs provider", MESSAGES, () =>
+  const result = await measureTimed("queue-runtime sqs provider", MESSAGES, () =>
     drain(MESSAGES, BATCH, WORKERS, providerWork(client, queue, bodies)),
   );
   await client.close();

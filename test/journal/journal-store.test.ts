@@ -186,6 +186,14 @@ describe("journal store", () => {
     taken.close();
   });
 
+  it("refuses options it cannot honour before touching the file", () => {
+    const path = newPath();
+    expect(() => new JournalStore(path, { compactAfterBytes: 0 })).toThrow(/compactAfterBytes/);
+    expect(() => new JournalStore(path, { synchronous: "OFF" as "FULL" })).toThrow(/NORMAL or FULL/);
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
   it("syncs every commit when asked to survive power loss, and refuses calls once closed", () => {
     const path = newPath();
     const store = new JournalStore(path, { synchronous: "FULL" });

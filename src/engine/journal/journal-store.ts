@@ -25,7 +25,7 @@ import {
 export interface JournalStoreOptions {
   /** `NORMAL` (default) survives a crash of the process; `FULL` also power loss, syncing every commit. */
   synchronous?: "NORMAL" | "FULL";
-  /** The journal is rewritten as a snapshot once it has grown this much since the last one, and twice the snapshot's size (default 64 MiB). */
+  /** The journal is rewritten as a snapshot once it has grown by this many bytes since the last one, or by the snapshot's own size when that is larger (default 64 MiB). */
   compactAfterBytes?: number;
 }
 
@@ -55,7 +55,12 @@ export class JournalStore implements QueueStore {
   /** Opens (or creates) the journal at `path` and replays it; a journal damaged before its last line is refused unchanged. */
   constructor(path: string, options: JournalStoreOptions = {}) {
     this.#compactAfterBytes = options.compactAfterBytes ?? COMPACT_AFTER_BYTES;
-    const { file, contents } = JournalFile.open(path, options.synchronous === "FULL");
+    if (!Number.isSafeInteger(this.#compactAfterBytes) || this.#compactAfterBytes < 1)
+      throw new QueueError("Configuration", "compactAfterBytes must be a whole number of bytes");
+    const synchronous = options.synchronous ?? "NORMAL";
+    if (synchronous !== "NORMAL" && synchronous !== "FULL")
+      throw new QueueError("Configuration", "synchronous must be NORMAL or FULL");
+    const { file, contents } = JournalFile.open(path, synchronous === "FULL");
     this.#file = file;
     try {
       for (const [index, line] of contents.transactions.entries()) this.#replay(line, index);

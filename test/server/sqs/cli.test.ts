@@ -163,5 +163,9 @@ describe("queue-runtime serve", () => {
     await wrong.started.catch(() => undefined);
     expect(await wrong.exit()).toBe(1);
     expect(wrong.output()).toContain("Unknown option '--colour'");
+    const both = run(["serve", "--db", join(directory, "x.db"), "--journal", join(directory, "x.journal")]);
+    await both.started.catch(() => undefined);
+    expect(await both.exit()).toBe(1);
+    expect(both.output()).toContain("give one of --db, --journal and --memory, not several");
   }, 30_000);
 });

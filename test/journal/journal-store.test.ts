@@ -186,6 +186,36 @@ describe("journal store", () => {
     taken.close();
   });
 
+  it("fails for good at a commit the disk refuses, and reopens to every commit before it", () => {
+    const path = newPath();
+    // A file size limit of 8 KiB, its signal ignored, makes the write that crosses it fail with EFBIG.
+    const filled = spawnSync(
+      "bash",
+      [
+        "-c",
+        `trap '' XFSZ; ulimit -f 8; exec "${process.execPath}" --import tsx test/journal/fixtures/fill-journal.ts "${path}"`,
+      ],
+      { cwd: process.cwd(), encoding: "utf8" },
+    );
+    const report = JSON.parse(filled.stdout) as {
+      created: number;
+      code: string;
+      message: string;
+      later: string;
+    };
+    expect(report).toMatchObject({ code: "Provider", later: "Provider" });
+    expect(report.message).toMatch(/could not write the journal .*EFBIG.*reopen it/);
+    expect(report.created).toBeGreaterThan(10);
+
+    // The lock its owner left (it ended without closing the store) is taken over; the half-written line is cut off.
+    const store = new JournalStore(path);
+    expect(store.listQueues().map((queue) => queue.name)).toEqual(
+      Array.from({ length: report.created }, (_, i) => `q${i}`).sort(),
+    );
+    expect(statSync(path).size).toBeLessThan(8 * 1024);
+    store.close();
+  });
+
   it("refuses options it cannot honour before touching the file", () => {
     const path = newPath();
     expect(() => new JournalStore(path, { compactAfterBytes: 0 })).toThrow(/compactAfterBytes/);

@@ -91,7 +91,7 @@ const SERVERS = [
 
 const TITLES: Record<Driver, string> = {
   "aws-sdk": `SQS endpoint under the AWS SDK: send + receive + delete of ${MESSAGES.toLocaleString("en-US")} messages (after ${WARMUP.toLocaleString("en-US")} to warm each fresh server up), batches of 10, ${CLIENTS} clients`,
-  "queue-runtime": `The same with queue-runtime's sqs provider as the client (about a third of the SDK's CPU per message), so the servers are the limit`,
+  "queue-runtime": `The same with queue-runtime's sqs provider as the client (a third to a fifth of the SDK's CPU per message), so the servers are the limit`,
 };
 
 /**

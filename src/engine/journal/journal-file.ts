@@ -80,25 +80,26 @@ export class JournalFile {
    */
   replace(lines: Iterable<string>): void {
     const next = `${this.path}.next`;
+    let size = 0;
     const fd = openSync(next, "w");
     try {
-      let size = 0;
       for (const line of lines) {
         const bytes = Buffer.from(line);
         writeAll(fd, bytes);
         size += bytes.length;
       }
       fsyncSync(fd);
-      closeSync(fd);
-      renameSync(next, this.path);
-      syncDirectory(dirname(this.path));
-      closeSync(this.#fd);
-      this.#fd = openSync(this.path, "a");
-      this.#size = size;
     } catch (error) {
+      closeSync(fd);
       rmSync(next, { force: true });
       throw error;
     }
+    closeSync(fd);
+    renameSync(next, this.path);
+    syncDirectory(dirname(this.path));
+    closeSync(this.#fd);
+    this.#fd = openSync(this.path, "a");
+    this.#size = size;
   }
 
   /** Closes the file and lets another process take it. */

@@ -13,7 +13,7 @@ import {
 
 /**
  * One change of a store as the journal keeps it: a JSON array whose first element names the
- * change. Arrays rather than objects: no key is written again on every line.
+ * change. Arrays rather than objects: no field name is written again with every entry.
  */
 export type JournalEntry =
   | [kind: "queue", record: QueueRecord]
@@ -42,7 +42,7 @@ type MessageFields = [
   sessionId: string | null,
   expiresAt: number | null,
   messageId: string,
-  body: string,
+  bodyBase64: string,
   attributes: Readonly<Record<string, string>> | null,
   correlationId: string | null,
   contentType: string | null,
@@ -55,7 +55,7 @@ type GroupFields = [
   lockKind: GroupLockKind | null,
   lockToken: string | null,
   lockedUntil: number,
-  state: string | null,
+  stateBase64: string | null,
 ];
 
 type DuplicateFields = [messageId: string, seq: number, expiresAt: number];

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { JournalStore } from "../../src/engine/journal/journal-store.js";
 import { ENGINE_DEFAULTS, queueRecord } from "../../src/engine/queue-settings.js";
 import { createClient, type QueueClient, VirtualClock } from "../../src/index.js";
+import { holdings } from "./holdings.js";
 import { openStores, registerJournalProvider } from "./journal-provider.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-journal-"));
@@ -25,25 +26,6 @@ const newPath = () => join(directory, `j${++journals}.journal`);
 
 function open(path: string, clock: VirtualClock, compactAfterBytes?: number): Promise<QueueClient> {
   return createClient({ provider: { type: "journal", path, clock, compactAfterBytes } });
-}
-
-/** Everything a store holds, in plain values (bodies and session states as text) to compare. */
-function holdings(store: JournalStore) {
-  return store.listQueues().map((queue) => {
-    const contents = store.contents(queue.name)!;
-    return {
-      ...contents,
-      messages: contents.messages.map((message) => ({
-        ...message,
-        body: Buffer.from(message.body).toString(),
-      })),
-      groups: contents.groups.map((group) => ({
-        ...group,
-        state: group.state === null ? null : Buffer.from(group.state).toString(),
-      })),
-      duplicates: Object.fromEntries(contents.duplicates),
-    };
-  });
 }
 
 /** Queues of every kind with messages in every state: ready, delayed, locked, dead-lettered, in sessions with state. */

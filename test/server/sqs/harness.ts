@@ -1,12 +1,20 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { afterAll, beforeAll } from "vitest";
-import { MemoryStore } from "../../../src/engine/memory/memory-store.js";
+import { afterAll, beforeAll, expect } from "vitest";
+import { JournalStore } from "../../../src/engine/journal/journal-store.js";
 import { QueueEngine } from "../../../src/engine/queue-engine.js";
 import { SqsServer } from "../../../src/server/sqs/sqs-server.js";
+import { holdings } from "../../journal/holdings.js";
 
 export const CREDENTIALS = { accessKeyId: "AKIDTEST", secretAccessKey: "test-secret" };
 
-/** A server on a free port with an in-memory engine for the tests of one file, and an SDK client for it. */
+/**
+ * A server on a free port for the tests of one file, and an SDK client for it. Its engine keeps
+ * queues in a journal store, so every operation these tests drive is also written and replayed
+ * there; the in-memory store is what the sqs provider's contract tests run the server on.
+ */
 export function useSqsServer(): {
   server: () => SqsServer;
   sqs: () => SQSClient;
@@ -26,15 +34,28 @@ export function useSqsServer(): {
     clients.push(made);
     return made;
   };
+  const directory = mkdtempSync(join(tmpdir(), "queue-runtime-sqs-server-"));
+  const journal = join(directory, "server.journal");
+  let store: JournalStore | undefined;
   beforeAll(async () => {
-    engine = new QueueEngine(new MemoryStore(), { createQueues: false });
+    store = new JournalStore(journal);
+    engine = new QueueEngine(store, { createQueues: false });
     server = await SqsServer.start({ engine, port: 0, credentials: CREDENTIALS });
     sqs = client();
   });
   afterAll(async () => {
     for (const made of clients) made.destroy();
     await server?.close();
-    engine?.close();
+    // Whatever the file's tests did, the journal replays to exactly what the server held.
+    const held = store === undefined ? [] : holdings(store);
+    await engine?.close();
+    const replayed = new JournalStore(journal);
+    try {
+      expect(holdings(replayed)).toEqual(held);
+    } finally {
+      replayed.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
   return { server: () => server!, sqs: () => sqs!, client };
 }

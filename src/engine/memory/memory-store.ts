@@ -157,6 +157,8 @@ export class MemoryStore implements QueueStore {
   /** Stores a message under the sequence number it already has (replaying a journal); later ones number after it. */
   restoreMessage(queue: string, message: MessageRecord): void {
     const q = this.#queue(queue);
+    if (q.messages.has(message.seq))
+      throw new QueueError("Validation", `message ${message.seq} of ${queue} is already stored`);
     const next = Math.max(q.nextSeq, message.seq + 1);
     q.nextSeq = message.seq;
     this.insertMessage(queue, message);

@@ -1,3 +1,4 @@
+import { BoundedCache } from "../../core/bounded-cache.js";
 import { SCOPE_TERMINATOR, SIGV4_ALGORITHM } from "./canonical-request.js";
 import { sigV4Error } from "./verification-errors.js";
 
@@ -127,7 +128,7 @@ function parseSignature(signature: string): string {
  * credential and the signed header names are parsed and checked once, not per request.
  */
 export class AuthorizationParser {
-  readonly #parsed = new Map<string, ParsedAuthorization>();
+  readonly #parsed = new BoundedCache<string, ParsedAuthorization>(REMEMBERED_HEADERS);
 
   /** The parts of `value`; fails with `IncompleteSignature` as {@link parseAuthorization}. */
   parse(value: string): ParsedAuthorization {
@@ -141,7 +142,6 @@ export class AuthorizationParser {
     const known = this.#parsed.get(unsigned);
     if (known !== undefined) return { ...known, signature: parseSignature(value.slice(cut)) };
     const parsed = parseAuthorization(value);
-    if (this.#parsed.size >= REMEMBERED_HEADERS) this.#parsed.clear();
     this.#parsed.set(unsigned, parsed);
     return parsed;
   }

@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { BoundedCache } from "../../core/bounded-cache.js";
 import { SCOPE_TERMINATOR } from "./canonical-request.js";
 
 /** Derives the SigV4 signing key of a secret for one day, region and service (four HMAC-SHA256 steps). */
@@ -19,12 +20,11 @@ export function deriveSigningKey(
  * Bounded: when full it starts over, which only costs re-deriving the keys in use.
  */
 export class SigningKeyCache {
-  readonly #keys = new Map<string, Buffer>();
-  readonly #maxEntries: number;
+  readonly #keys: BoundedCache<string, Buffer>;
 
   /** Keeps at most `maxEntries` keys. */
   constructor(maxEntries = 64) {
-    this.#maxEntries = maxEntries;
+    this.#keys = new BoundedCache(maxEntries);
   }
 
   /** The signing key for the scope, derived on first use. */
@@ -33,7 +33,6 @@ export class SigningKeyCache {
     let key = this.#keys.get(id);
     if (key === undefined) {
       key = deriveSigningKey(secretAccessKey, date, region, service);
-      if (this.#keys.size >= this.#maxEntries) this.#keys.clear();
       this.#keys.set(id, key);
     }
     return key;

@@ -1,4 +1,5 @@
 import { sqsError } from "../../aws/index.js";
+import { BoundedCache } from "../../core/bounded-cache.js";
 
 /** The account id the server answers for when none is configured. */
 export const DEFAULT_ACCOUNT_ID = "000000000000";
@@ -12,7 +13,7 @@ const FIFO_SUFFIX = ".fifo";
 export class QueueAddresses {
   readonly region: string;
   readonly accountId: string;
-  readonly #names = new Map<string, string>();
+  readonly #names = new BoundedCache<string, string>(REMEMBERED_URLS);
 
   constructor(region: string, accountId: string) {
     this.region = region;
@@ -34,7 +35,6 @@ export class QueueAddresses {
     const known = this.#names.get(url);
     if (known !== undefined) return known;
     const name = nameInUrl(url);
-    if (this.#names.size === REMEMBERED_URLS) this.#names.clear();
     this.#names.set(url, name);
     return name;
   }

@@ -5,6 +5,7 @@ import { MemoryStore } from "../engine/memory/memory-store.js";
 import { QueueEngine } from "../engine/queue-engine.js";
 import { SqliteStore } from "../engine/sqlite/sqlite-store.js";
 import type { QueueStore } from "../engine/store.js";
+import { SQLITE_POLL_INTERVAL_MS } from "../providers/sqlite/sqlite-provider.js";
 import { SqsServer } from "../server/sqs/sqs-server.js";
 
 /** The credentials the server checks when none are given (LocalStack's convention, so existing setups work). */
@@ -67,7 +68,7 @@ export async function serve(
   const storage = storageOf(values);
   const engine = new QueueEngine(storage.open(), {
     createQueues: false,
-    pollIntervalMs: storage.sharedWithOtherProcesses ? 25 : undefined,
+    pollIntervalMs: storage.pollIntervalMs,
   });
   let server: SqsServer;
   try {
@@ -108,11 +109,11 @@ export async function serve(
   };
 }
 
-/** Where the server keeps queues: how to open it, how to name it, and whether other processes may write it too. */
+/** Where the server keeps queues: how to open it, how to name it, and how often a waiting receive looks for other processes' sends (none for a store only this process writes). */
 interface Storage {
   open(): QueueStore;
   readonly description: string;
-  readonly sharedWithOtherProcesses: boolean;
+  readonly pollIntervalMs: number | undefined;
 }
 
 function storageOf(values: ReturnType<typeof parseServeArgs>["values"]): Storage {
@@ -121,19 +122,15 @@ function storageOf(values: ReturnType<typeof parseServeArgs>["values"]): Storage
     return {
       open: () => new JournalStore(journal),
       description: `journal file ${journal} (queues held in memory)`,
-      sharedWithOtherProcesses: false,
+      pollIntervalMs: undefined,
     };
   if (values.memory)
-    return {
-      open: () => new MemoryStore(),
-      description: "memory (not kept)",
-      sharedWithOtherProcesses: false,
-    };
+    return { open: () => new MemoryStore(), description: "memory (not kept)", pollIntervalMs: undefined };
   const path = values.db ?? "./queue-runtime.db";
   return {
     open: () => new SqliteStore(path),
     description: `SQLite file ${path}`,
-    sharedWithOtherProcesses: true,
+    pollIntervalMs: SQLITE_POLL_INTERVAL_MS,
   };
 }
 

@@ -1,40 +1,18 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { JournalStore } from "../../src/engine/journal/journal-store.js";
 import { createClient, type QueueClient } from "../../src/index.js";
+import { run, stopAll } from "../server/sqs/cli-process.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-journal-kill-"));
-const children: ChildProcess[] = [];
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  stopAll();
   rmSync(directory, { recursive: true, force: true });
 });
 
 const KILLS = 6;
-
-/** `queue-runtime serve --journal` in a child process; resolves with it and its endpoint once it listens. */
-async function serve(path: string): Promise<{ child: ChildProcess; endpoint: string }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", "--journal", path, "--port", "0", "--no-auth"],
-    { cwd: process.cwd() },
-  );
-  children.push(child);
-  const endpoint = await new Promise<string>((resolve, reject) => {
-    let output = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /listening on (http:\/\/\S+)/.exec(output);
-      if (found) resolve(found[1]!);
-    });
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("exit", () => reject(new Error(`serve exited: ${output}`)));
-  });
-  return { child, endpoint };
-}
 
 interface Ledger {
   readonly sent: Set<string>;
@@ -78,7 +56,9 @@ describe("journal durability under SIGKILL", () => {
     const path = join(directory, "ledger.journal");
     const ledger: Ledger = { sent: new Set(), completing: new Set(), completed: new Set() };
     for (let round = 0; round < KILLS; round++) {
-      const { child, endpoint } = await serve(path);
+      const server = run(["serve", "--journal", path, "--port", "0", "--no-auth"]);
+      await server.started;
+      const { endpoint } = server;
       const client = await createClient({
         provider: {
           type: "sqs",
@@ -91,9 +71,8 @@ describe("journal durability under SIGKILL", () => {
       if (round === 0) await client.admin.createQueue("ledger", { deadLetterQueue: null });
       const working = work(client, ledger, round);
       await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 300));
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGKILL");
-      await exited;
+      server.child.kill("SIGKILL");
+      await server.exit();
       await working;
       await client.close();
 

@@ -110,7 +110,7 @@ export class JournalFile {
 }
 
 /** Reads every whole line of a journal; a last line cut short is reported, a bad line before the end refused. */
-export function readJournal(path: string): JournalContents {
+function readJournal(path: string): JournalContents {
   if (!existsSync(path)) return { transactions: [], tornBytes: 0 };
   const bytes = readFileSync(path);
   const transactions: unknown[] = [];

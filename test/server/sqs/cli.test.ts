@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,52 +10,13 @@ import {
   SQSClient,
 } from "@aws-sdk/client-sqs";
 import { afterAll, describe, expect, it } from "vitest";
+import { run, stopAll } from "./cli-process.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-cli-"));
-const children: ChildProcess[] = [];
 afterAll(() => {
-  // A failed assertion must not leave a server running.
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  stopAll();
   rmSync(directory, { recursive: true, force: true });
 });
-
-interface Running {
-  readonly child: ChildProcess;
-  readonly endpoint: string;
-  output(): string;
-  exit(): Promise<number | null>;
-}
-
-function run(args: string[]): Running & { started: Promise<void> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
-    cwd: process.cwd(),
-  });
-  let output = "";
-  let endpoint = "";
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const started = new Promise<void>((resolve, reject) => {
-    const look = (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /listening on (http:\/\/\S+)[\s\S]*try:/.exec(output);
-      if (found) {
-        endpoint = found[1]!;
-        resolve();
-      }
-    };
-    child.stdout.on("data", look);
-    child.stderr.on("data", look);
-    void exited.then(() => reject(new Error(`serve exited: ${output}`)));
-  });
-  return {
-    child,
-    started,
-    get endpoint() {
-      return endpoint;
-    },
-    output: () => output,
-    exit: () => exited,
-  };
-}
 
 const clientFor = (endpoint: string) =>
   new SQSClient({

@@ -136,6 +136,21 @@ export class MemoryStore implements QueueStore {
   insertMessage(queue: string, message: MessageRecord): number {
     const q = this.#queue(queue);
     message.seq = q.nextSeq++;
+    this.#add(q, message);
+    return message.seq;
+  }
+
+  /** Stores a message under the sequence number it already has (replaying a journal); later ones number after it. */
+  restoreMessage(queue: string, message: MessageRecord): void {
+    const q = this.#queue(queue);
+    if (q.messages.has(message.seq))
+      throw new QueueError("Validation", `message ${message.seq} of ${queue} is already stored`);
+    q.nextSeq = Math.max(q.nextSeq, message.seq + 1);
+    this.#add(q, message);
+  }
+
+  // Files a message that has its sequence number under its queue, group and indexes.
+  #add(q: MemoryQueue, message: MessageRecord): void {
     const group =
       q.record.fifo && message.sessionId !== undefined ? this.#group(q, message.sessionId) : undefined;
     const slot: Slot = {
@@ -151,18 +166,6 @@ export class MemoryStore implements QueueStore {
     q.counts[message.state]++;
     if (group) group.messages++;
     this.#index(q, slot);
-    return message.seq;
-  }
-
-  /** Stores a message under the sequence number it already has (replaying a journal); later ones number after it. */
-  restoreMessage(queue: string, message: MessageRecord): void {
-    const q = this.#queue(queue);
-    if (q.messages.has(message.seq))
-      throw new QueueError("Validation", `message ${message.seq} of ${queue} is already stored`);
-    const next = Math.max(q.nextSeq, message.seq + 1);
-    q.nextSeq = message.seq;
-    this.insertMessage(queue, message);
-    q.nextSeq = next;
   }
 
   /** Makes the next message of a queue number at least `nextSeq`, so numbers keep rising across a snapshot. */

@@ -235,6 +235,11 @@ export class QueueEngine {
     return this.#context.store.transaction(() => this.#context.store.listQueues());
   }
 
+  /** How many receives wait on a queue now (long polls), in this process. */
+  waitingReceivers(name: string): number {
+    return this.#context.waiters.count(name);
+  }
+
   /** Counts of a queue's messages by state, after applying what time has done. */
   stats(name: string): QueueStats {
     const { store } = this.#context;

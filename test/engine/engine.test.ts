@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { MemoryStore } from "../../src/engine/memory/memory-store.js";
+import { QueueEngine } from "../../src/engine/queue-engine.js";
 import { createClient, type QueueClient, VirtualClock } from "../../src/index.js";
 
 async function memory(clock = new VirtualClock()): Promise<{ client: QueueClient; clock: VirtualClock }> {
@@ -138,6 +140,27 @@ describe("queue engine", () => {
     await clock.advance(5_000);
     expect((await waiting)?.text()).toBe("soon");
     await client.close();
+  });
+
+  it("counts the receives waiting on a queue until each wait ends, by time or by its signal", async () => {
+    const clock = new VirtualClock();
+    const engine = new QueueEngine(new MemoryStore(), { clock });
+    engine.createQueue("polled");
+    const leaving = new AbortController();
+    const left = engine.receive("polled", 1, (record) => record.seq, {
+      waitMs: 60_000,
+      signal: leaving.signal,
+    });
+    const timedOut = engine.receive("polled", 1, (record) => record.seq, { waitMs: 1_000 });
+    await vi.waitFor(() => expect(engine.waitingReceivers("polled")).toBe(2));
+    leaving.abort();
+    expect(await left).toEqual([]);
+    expect(engine.waitingReceivers("polled")).toBe(1);
+    await clock.advance(1_000);
+    expect(await timedOut).toEqual([]);
+    expect(engine.waitingReceivers("polled")).toBe(0);
+    expect(engine.waitingReceivers("never-polled")).toBe(0);
+    await engine.close();
   });
 
   it("costs about the same to receive from a queue of 100 000 as from one of 10", async () => {

@@ -17,6 +17,7 @@ export const CREDENTIALS = { accessKeyId: "AKIDTEST", secretAccessKey: "test-sec
  */
 export function useSqsServer(): {
   server: () => SqsServer;
+  engine: () => QueueEngine;
   sqs: () => SQSClient;
   client: (credentials?: typeof CREDENTIALS) => SQSClient;
 } {
@@ -57,7 +58,7 @@ export function useSqsServer(): {
       rmSync(directory, { recursive: true, force: true });
     }
   });
-  return { server: () => server!, sqs: () => sqs!, client };
+  return { server: () => server!, engine: () => engine!, sqs: () => sqs!, client };
 }
 
 let queues = 0;

@@ -1,9 +1,15 @@
-import { CreateQueueCommand, ListQueuesCommand } from "@aws-sdk/client-sqs";
-import { describe, expect, it } from "vitest";
+import { connect, type Socket } from "node:net";
+import {
+  CreateQueueCommand,
+  ListQueuesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from "@aws-sdk/client-sqs";
+import { describe, expect, it, vi } from "vitest";
 import { SigV4Signer } from "../../../src/aws/index.js";
-import { CREDENTIALS, failure, useSqsServer } from "./harness.js";
+import { CREDENTIALS, failure, queueName, useSqsServer } from "./harness.js";
 
-const { server, client } = useSqsServer();
+const { server, engine, client, sqs } = useSqsServer();
 
 async function post(
   body: string,
@@ -107,9 +113,50 @@ describe("SQS server: protocol and signatures", () => {
     expect(after.$metadata.httpStatusCode).toBe(200);
   });
 
+  it("forgets a client that goes away mid-body or mid-long-poll: the next message goes to the next receiver", async () => {
+    const name = queueName("gone");
+    const { QueueUrl } = await sqs().send(new CreateQueueCommand({ QueueName: name }));
+    const cutShort = await openRequest("ListQueues", '{"QueueNamePrefix":', 200);
+    const poll = JSON.stringify({ QueueUrl, WaitTimeSeconds: 20 });
+    const polling = await openRequest("ReceiveMessage", poll, poll.length);
+    await vi.waitFor(() => expect(engine().waitingReceivers(name)).toBe(1));
+    cutShort.destroy();
+    polling.destroy();
+    await vi.waitFor(() => expect(engine().waitingReceivers(name)).toBe(0));
+
+    const sent = await sqs().send(new SendMessageCommand({ QueueUrl, MessageBody: "after they left" }));
+    const received = await sqs().send(new ReceiveMessageCommand({ QueueUrl }));
+    expect(received.Messages?.map((message) => message.MessageId)).toEqual([sent.MessageId]);
+  });
+
   it("answers GET with an error rather than hanging", async () => {
     const response = await fetch(server().endpoint);
     expect(response.status).toBe(400);
     expect(((await response.json()) as { __type: string }).__type).toContain("UnsupportedOperation");
   });
 });
+
+/**
+ * Opens a connection and writes a request's head and `body`, signed for a body of
+ * `declaredLength` (which may be longer than what is written), without reading an answer.
+ */
+async function openRequest(target: string, body: string, declaredLength: number): Promise<Socket> {
+  const url = new URL(server().endpoint);
+  const headers: Record<string, string> = {
+    host: url.host,
+    "content-type": "application/x-amz-json-1.0",
+    "x-amz-target": `AmazonSQS.${target}`,
+    "content-length": String(declaredLength),
+  };
+  const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
+    { method: "POST", path: "/", headers, body },
+    CREDENTIALS,
+  );
+  const head = Object.entries({ ...headers, ...signed.headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
+  const socket = connect(Number(url.port), url.hostname);
+  await new Promise((resolve) => socket.once("connect", resolve));
+  socket.write(`POST / HTTP/1.1\r\n${head}\r\n${body}`);
+  return socket;
+}

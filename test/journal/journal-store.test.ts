@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import {
   appendFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
@@ -204,6 +205,20 @@ describe("journal store", () => {
     expect(() => new JournalStore(path, { synchronous: "OFF" as "FULL" })).toThrow(/NORMAL or FULL/);
     expect(existsSync(path)).toBe(false);
     expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it("names the journal when the file system refuses it, and leaves no lock behind", () => {
+    const missing = join(directory, "no-such-directory", "j.journal");
+    expect(() => new JournalStore(missing)).toThrow(
+      expect.objectContaining({
+        code: "Configuration",
+        message: expect.stringMatching(/cannot open the journal .*no-such-directory.*ENOENT/),
+      }),
+    );
+    const aDirectory = join(directory, "a-directory");
+    mkdirSync(aDirectory);
+    expect(() => new JournalStore(aDirectory)).toThrow(/cannot open the journal .*a-directory.*EISDIR/);
+    expect(existsSync(`${aDirectory}.lock`)).toBe(false);
   });
 
   it("syncs every commit when asked to survive power loss, and refuses calls once closed", () => {

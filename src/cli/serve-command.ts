@@ -59,6 +59,15 @@ export async function serve(
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new QueueError("Configuration", `--port must be a number from 0 to 65535, not ${values.port}`);
+  const keyGiven = values["access-key"] !== undefined;
+  const secretGiven = values["secret-key"] !== undefined;
+  if (values["no-auth"] && (keyGiven || secretGiven))
+    throw new QueueError("Configuration", "give --no-auth or --access-key and --secret-key, not both");
+  if (keyGiven !== secretGiven)
+    throw new QueueError(
+      "Configuration",
+      "give --access-key and --secret-key together (or neither, for test/test)",
+    );
   const credentials = values["no-auth"]
     ? null
     : {
@@ -87,7 +96,13 @@ export async function serve(
         "Configuration",
         `port ${port} on ${values.host} is already in use; choose another with --port (0 picks a free one)`,
       );
-    throw error;
+    throw new QueueError(
+      "Configuration",
+      `cannot listen on ${values.host} port ${port}: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
   }
   log(`queue-runtime SQS endpoint listening on ${server.endpoint}`);
   log(`  region:      ${values.region}`);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -116,6 +116,17 @@ describe("sqlite store", () => {
     }
     expect(QueueError.is(error, "Configuration")).toBe(true);
     expect(String(error)).toContain("schema version");
+  });
+
+  it("names a file that is not an SQLite database", () => {
+    const path = newPath();
+    writeFileSync(path, "a text file, not a database\n".repeat(100));
+    expect(() => new SqliteStore(path)).toThrow(
+      expect.objectContaining({
+        code: "Configuration",
+        message: `cannot open SQLite file ${path}: file is not a database`,
+      }),
+    );
   });
 
   it("keeps queues and unacknowledged messages across a restart", async () => {

@@ -102,15 +102,15 @@ export class SqliteStore implements QueueStore {
     try {
       this.db = new Database(path);
     } catch (error) {
-      throw new QueueError("Configuration", `cannot open SQLite file ${path}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw cannotOpen(path, error);
     }
     try {
       openSchema(this.db, options.synchronous ?? "NORMAL", options.busyTimeoutMs ?? 5_000);
     } catch (error) {
       this.db.close();
-      throw error instanceof QueueError ? error : this.#failure(error);
+      if (error instanceof QueueError) throw error;
+      // Not a database, or a damaged one, is named like a file that cannot be opened at all.
+      throw isBusy(error) ? this.#failure(error) : cannotOpen(path, error);
     }
     this.#sql = prepareStatements(this.db);
     if (this.db.memory) return;
@@ -476,4 +476,11 @@ export class SqliteStore implements QueueStore {
     const message = error instanceof Error ? error.message : String(error);
     return new QueueError("Provider", `SQLite: ${message}`, { cause: error, isTransient: false });
   }
+}
+
+/** The error for an SQLite file that cannot be opened or is not a queue-runtime database. */
+function cannotOpen(path: string, error: unknown): QueueError {
+  return new QueueError("Configuration", `cannot open SQLite file ${path}: ${(error as Error).message}`, {
+    cause: error,
+  });
 }

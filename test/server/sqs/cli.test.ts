@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -127,5 +127,29 @@ describe("queue-runtime serve", () => {
     await both.started.catch(() => undefined);
     expect(await both.exit()).toBe(1);
     expect(both.output()).toContain("give one of --db, --journal and --memory, not several");
+  }, 30_000);
+
+  it("names the storage, credentials or address it cannot use, without a stack trace", async () => {
+    const notADatabase = join(directory, "notes.db");
+    writeFileSync(notADatabase, "not a database\n".repeat(100));
+    const refusals: [args: string[], says: string][] = [
+      [["--db", notADatabase], `cannot open SQLite file ${notADatabase}: file is not a database`],
+      [["--journal", join(directory, "missing", "j.journal")], "cannot open the journal"],
+      [["--memory", "--access-key", "k"], "give --access-key and --secret-key together"],
+      [
+        ["--memory", "--no-auth", "--secret-key", "s"],
+        "give --no-auth or --access-key and --secret-key, not both",
+      ],
+      [["--memory", "--host", "no-such-host.invalid"], "cannot listen on no-such-host.invalid port"],
+    ];
+    await Promise.all(
+      refusals.map(async ([args, says]) => {
+        const refused = run(["serve", "--port", "0", ...args]);
+        await refused.started.catch(() => undefined);
+        expect(await refused.exit()).toBe(1);
+        expect(refused.output()).toContain(says);
+        expect(refused.output()).not.toMatch(/\n\s+at /);
+      }),
+    );
   }, 30_000);
 });

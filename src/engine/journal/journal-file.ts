@@ -49,24 +49,18 @@ export class JournalFile {
    * every append wait for the disk (surviving power loss, not only a crash of this process).
    */
   static open(path: string, sync: boolean): { file: JournalFile; contents: JournalContents } {
-    const lock = cannotOpen(path, () => ProcessLock.take(`${path}.lock`, `the journal ${path}`));
-    try {
-      const contents = cannotOpen(path, () => readJournal(path));
-      // Append mode writes at the end whatever the offset, so a torn end must go before new lines follow.
-      if (contents.tornBytes > 0) cutTornEnd(path, contents.tornBytes);
-      return {
-        file: new JournalFile(
-          path,
-          cannotOpen(path, () => openSync(path, "a")),
-          lock,
-          sync,
-        ),
-        contents,
-      };
-    } catch (error) {
-      lock.release();
-      throw error;
-    }
+    return cannotOpen(path, () => {
+      const lock = ProcessLock.take(`${path}.lock`, `the journal ${path}`);
+      try {
+        const contents = readJournal(path);
+        // Append mode writes at the end whatever the offset, so a torn end must go before new lines follow.
+        if (contents.tornBytes > 0) cutTornEnd(path, contents.tornBytes);
+        return { file: new JournalFile(path, openSync(path, "a"), lock, sync), contents };
+      } catch (error) {
+        lock.release();
+        throw error;
+      }
+    });
   }
 
   /** Bytes in the file. */
@@ -117,10 +111,10 @@ export class JournalFile {
   }
 }
 
-/** Runs a step of opening the journal at `path`; a failure of the file system (a missing directory, no permission) becomes a `Configuration` error naming the file. */
-function cannotOpen<T>(path: string, step: () => T): T {
+/** Opens the journal at `path` with `open`; a failure of the file system (a missing directory, no permission) becomes a `Configuration` error naming the file. */
+function cannotOpen<T>(path: string, open: () => T): T {
   try {
-    return step();
+    return open();
   } catch (error) {
     if (error instanceof QueueError) throw error;
     throw new QueueError("Configuration", `cannot open the journal ${path}: ${(error as Error).message}`, {

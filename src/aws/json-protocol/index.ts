@@ -2,6 +2,7 @@ export type { EncodedSqsRequest } from "./client-codec.js";
 export { decodeSqsError, decodeSqsResponse, encodeSqsRequest } from "./client-codec.js";
 export type { ErrorClass } from "./error-classification.js";
 export { classifyAwsError } from "./error-classification.js";
+export { bodyText } from "./http-body.js";
 export type { EncodedSqsError } from "./server-codec.js";
 export {
   checkSqsContentType,

@@ -65,9 +65,19 @@ export function decodeSqsRequest(headers: HttpHeaders, body: string | Uint8Array
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw sqsError("SerializationException", "The request body must be a JSON object.");
   }
+  return checkedRequest(operation, parsed);
+}
+
+/**
+ * An operation's input, whichever protocol carried it, checked against the model: a missing
+ * required member answers `MissingParameter`, a wrongly typed one `InvalidParameterValue`.
+ */
+export function checkedRequest(operation: SqsOperation, input: unknown): SqsRequest {
   try {
-    const input = readShape(parsed, SQS_SCHEMAS[operation].input, { enforceRequired: true });
-    return { operation, input } as SqsRequest;
+    return {
+      operation,
+      input: readShape(input, SQS_SCHEMAS[operation].input, { enforceRequired: true }),
+    } as SqsRequest;
   } catch (error) {
     if (!(error instanceof ShapeError)) throw error;
     throw sqsError(error.problem === "missing" ? "MissingParameter" : "InvalidParameterValue", error.message);
@@ -127,7 +137,8 @@ export function encodeSqsError(error: unknown, requestId?: string): EncodedSqsEr
   };
 }
 
-function asAwsError(error: unknown): AwsError {
+/** The AWS error a server answers for any error: an AwsError as it is, other QueueErrors by their code, anything else as `InternalFailure`. */
+export function asAwsError(error: unknown): AwsError {
   if (error instanceof AwsError) return error;
   if (error instanceof QueueError) {
     const name = QUEUE_ERROR_ANSWERS[error.code];

@@ -140,6 +140,9 @@ export const SQS_ERRORS = {
   ),
   MissingParameter: sender(`${SQS}MissingRequiredParameterException`, "MissingParameter", 400, "Validation"),
 
+  MissingAction: sender(`${CORAL}MissingAction`, "MissingAction", 400, "Validation"),
+  InvalidAction: sender(`${CORAL}InvalidAction`, "InvalidAction", 400, "Unsupported"),
+
   MissingAuthenticationToken: sender(
     `${CORAL}MissingAuthenticationToken`,
     "MissingAuthenticationToken",

@@ -3,13 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import {
   credentialsLookup,
-  decodeSqsRequest,
-  encodeSqsError,
-  encodeSqsResponse,
   getHeader,
   SigV4Verifier,
-  SQS_RESPONSE_HEADERS,
-  type SqsOperation,
   splitRequestTarget,
   sqsError,
 } from "../../aws/index.js";
@@ -18,6 +13,7 @@ import { QueueError } from "../../core/errors.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import { DEFAULT_ACCOUNT_ID } from "./queue-urls.js";
 import { SqsService } from "./sqs-service.js";
+import { wireProtocolOf } from "./wire-protocols.js";
 
 /** The signal of calls that never wait. */
 const NEVER = new AbortController().signal;
@@ -111,21 +107,16 @@ export class SqsServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
+    const method = req.method ?? "GET";
+    const { path, query } = splitRequestTarget(req.url ?? "/");
+    const protocol = wireProtocolOf(method, req.rawHeaders, query);
     let controller: AbortController | undefined;
     this.#running++;
     try {
       const body = await readBody(req);
-      const { path, query } = splitRequestTarget(req.url ?? "/");
-      if (req.method !== "POST")
-        throw sqsError("UnsupportedOperation", `${req.method} is not supported: send POST.`);
-      const verified = await this.#verifier?.verify({
-        method: "POST",
-        path,
-        query,
-        headers: req.rawHeaders,
-        body,
-      });
-      const request = decodeSqsRequest(req.rawHeaders, body);
+      const verified = await this.#verifier?.verify({ method, path, query, headers: req.rawHeaders, body });
+      const origin = `http://${getHeader(req.rawHeaders, "host") ?? new URL(this.endpoint).host}`;
+      const request = protocol.decode({ method, path, query, headers: req.rawHeaders, body, origin });
       // Only a long poll waits: it alone gets a signal, aborted when its client leaves or the server stops.
       if (request.operation === "ReceiveMessage") {
         const watched = new AbortController();
@@ -136,21 +127,21 @@ export class SqsServer {
         });
       }
       const output = await this.#service.handle(request, {
-        origin: `http://${getHeader(req.rawHeaders, "host") ?? new URL(this.endpoint).host}`,
+        origin,
         signal: controller?.signal ?? NEVER,
         senderId: verified?.accessKeyId ?? this.#accountId,
       });
-      const payload = encodeSqsResponse(request.operation as SqsOperation, output as never);
+      const answer = protocol.result(request.operation, output, requestId);
       // A stated length spares both sides chunked encoding (one more write and parse per response).
       res
         .writeHead(200, {
-          ...SQS_RESPONSE_HEADERS,
-          "content-length": Buffer.byteLength(payload),
+          "content-type": answer.contentType,
+          "content-length": Buffer.byteLength(answer.body),
           "x-amzn-requestid": requestId,
         })
-        .end(payload);
+        .end(answer.body);
     } catch (error) {
-      const answer = encodeSqsError(error, requestId);
+      const answer = protocol.error(error, requestId);
       const headers: Record<string, string | number> = {
         ...answer.headers,
         "content-length": Buffer.byteLength(answer.body),

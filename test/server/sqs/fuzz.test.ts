@@ -251,11 +251,12 @@ const request = fc
 async function post(
   target: string,
   body: string,
+  contentType = "application/x-amz-json-1.0",
 ): Promise<{ status: number; headers: Headers; text: string }> {
   const url = new URL(server().endpoint);
   const headers: Record<string, string> = {
     host: url.host,
-    "content-type": "application/x-amz-json-1.0",
+    "content-type": contentType,
     "x-amz-target": target,
   };
   const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
@@ -337,6 +338,52 @@ describe("SQS server: requests from the model with values on and past every limi
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...OPERATIONS), bodies, async (operation, body) => {
         expectSqsAnswer(await post(`AmazonSQS.${operation}`, body));
+      }),
+      { numRuns: 200 },
+    );
+  }, 60_000);
+
+  it("answers form-encoded requests of the query protocol, however garbled, in its XML with a 200 or 4xx", async () => {
+    const endpoint = server().endpoint;
+    const key = fc.constantFrom(
+      "QueueUrl",
+      "QueueName",
+      "MessageBody",
+      "MaxNumberOfMessages",
+      "Attribute.1.Name",
+      "Attribute.1.Value",
+      "AttributeName.1",
+      "MessageAttribute.1.Name",
+      "MessageAttribute.1.Value.DataType",
+      "MessageAttribute.1.Value.StringValue",
+      "MessageAttribute.1.Value.BinaryValue",
+      "SendMessageBatchRequestEntry.1.Id",
+      "SendMessageBatchRequestEntry.1.MessageBody",
+      "SendMessageBatchRequestEntry.2.Id",
+      "Tag.1.Key",
+      "Tag.1.Value",
+      "Version",
+    );
+    const value = fc.oneof(
+      text,
+      integers.map(String),
+      fc.constantFrom(`${endpoint}/000000000000/fuzz-a`, "fuzz-a", "String", "Binary", "AAEC", "%zz"),
+    );
+    const parameters = fc.array(fc.tuple(key, value), { maxLength: 8 });
+    const action = fc.oneof(
+      fc.constantFrom(...OPERATIONS),
+      fc.constantFrom("", "FlyToTheMoon", "sendmessage"),
+    );
+    await fc.assert(
+      fc.asyncProperty(action, parameters, fc.string({ maxLength: 16 }), async (name, pairs, noise) => {
+        const form = new URLSearchParams([["Action", name], ...pairs]).toString();
+        const answer = await post(
+          "",
+          noise === "" ? form : `${form}&${noise}`,
+          "application/x-www-form-urlencoded",
+        );
+        expect(answer.status, answer.text).toBeLessThan(500);
+        expect(answer.text).toMatch(/^<\?xml version="1.0"\?><(\w+Response|ErrorResponse) xmlns=/);
       }),
       { numRuns: 200 },
     );

@@ -91,11 +91,12 @@ describe("SQS server: protocol and signatures", () => {
     const malformed = await post("{not json", { ...json, "x-amz-target": "AmazonSQS.ListQueues" });
     expect(malformed.status).toBe(400);
     expect(String(malformed.json.__type)).toContain("SerializationException");
-    const form = await post("Action=ListQueues", {
-      "content-type": "application/x-www-form-urlencoded",
+    const text = await post("ListQueues", {
+      "content-type": "text/plain",
       "x-amz-target": "AmazonSQS.ListQueues",
     });
-    expect(form.status).toBe(415);
+    expect(text.status).toBe(415);
+    expect(text.json.__type).toContain("UnsupportedMediaType");
     const missing = await post("{}", { ...json, "x-amz-target": "AmazonSQS.SendMessage" });
     expect(missing.status).toBe(400);
     expect(missing.headers.get("x-amzn-query-error")).toBe("MissingParameter;Sender");
@@ -129,10 +130,18 @@ describe("SQS server: protocol and signatures", () => {
     expect(received.Messages?.map((message) => message.MessageId)).toEqual([sent.MessageId]);
   });
 
-  it("answers GET with an error rather than hanging", async () => {
-    const response = await fetch(server().endpoint);
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { __type: string }).__type).toContain("UnsupportedOperation");
+  it("answers a GET without an Action, signed or not, with an error rather than hanging", async () => {
+    const unsigned = await fetch(server().endpoint);
+    expect(unsigned.status).toBe(403);
+    expect(((await unsigned.json()) as { __type: string }).__type).toContain("MissingAuthenticationToken");
+    const url = new URL(server().endpoint);
+    const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
+      { method: "GET", path: "/", headers: { host: url.host } },
+      CREDENTIALS,
+    );
+    const get = await fetch(url, { headers: signed.headers });
+    expect(get.status).toBe(400);
+    expect(((await get.json()) as { __type: string }).__type).toContain("UnsupportedOperation");
   });
 });
 

@@ -27,7 +27,8 @@ describe("query protocol names follow the SQS model", () => {
         const name = traits["smithy.api#xmlName"] as string | undefined;
         if (name === undefined) continue;
         expect(traits["smithy.api#xmlFlattened"], `${id}.${member}`).toBeDefined();
-        (expected[id.slice(NS.length)] ??= {})[member] = name;
+        const structure = id.slice(NS.length);
+        expected[structure] = { ...expected[structure], [member]: name };
       }
     }
     expect(QUERY_MEMBER_NAMES).toEqual(expected);

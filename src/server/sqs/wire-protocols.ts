@@ -52,7 +52,7 @@ const JSON_PROTOCOL: WireProtocol = {
 };
 
 /** A path naming a queue (`/<account>/<name>`), where older clients send that queue's operations. */
-const QUEUE_PATH = /^\/\d{12}\/[^/]+$/;
+const QUEUE_PATH = /^\/[^/]+\/[^/]+$/;
 
 /** The AWS query protocol: form-encoded parameters in, XML out, as SDKs from before the JSON protocol speak it. */
 const QUERY_PROTOCOL: WireProtocol = {

@@ -173,6 +173,23 @@ describe("SQS server: the query protocol of SDKs from before the JSON protocol",
     expect(Messages.map((message) => message.Body)).toEqual(["via the path"]);
     sqs.destroy();
   });
+
+  it("takes a signed GET with its parameters in the query string", async () => {
+    const sqs = oldClient();
+    const name = queueName("query-get");
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name }));
+    const url = new URL(`/?Action=GetQueueUrl&QueueName=${name}&Version=2012-11-05`, server().endpoint);
+    const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
+      { method: "GET", path: "/", query: url.search.slice(1), headers: { host: url.host } },
+      CREDENTIALS,
+    );
+    const response = await fetch(url, { headers: signed.headers });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain(
+      `<GetQueueUrlResult><QueueUrl>${QueueUrl}</QueueUrl></GetQueueUrlResult>`,
+    );
+    sqs.destroy();
+  });
 });
 
 /** Posts a signed form-encoded request to `path` and reads the answer as text. */

@@ -79,7 +79,13 @@ function readMap(values: Parameters, schema: Schema, key: string, keyName: "Key"
   for (let i = 1; i <= values.size; i++) {
     const name = values.get(`${key}.${i}.${keyName}`);
     if (name === undefined) break;
-    read[name] = readValue(values, schema, `${key}.${i}.Value`);
+    // Defined, not assigned: a key named `__proto__` stays a key, as JSON.parse keeps it.
+    Object.defineProperty(read, name, {
+      value: readValue(values, schema, `${key}.${i}.Value`),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     found = true;
   }
   return found ? read : undefined;

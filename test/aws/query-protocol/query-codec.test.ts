@@ -111,6 +111,16 @@ describe("query protocol requests", () => {
     });
   });
 
+  it("keeps a map key named __proto__ as a key", () => {
+    const { input } = decodeQueryRequest(
+      new URLSearchParams(
+        "Action=TagQueue&QueueUrl=u&Tag.1.Key=__proto__&Tag.1.Value=x&Tag.2.Key=team&Tag.2.Value=core",
+      ),
+    ) as { input: { Tags: Record<string, string> } };
+    expect(Object.keys(input.Tags)).toEqual(["__proto__", "team"]);
+    expect(Object.getPrototypeOf(input.Tags)).toBe(Object.prototype);
+  });
+
   it("refuses what the JSON protocol refuses, with the same codes, and unknown or missing actions", () => {
     const codeOf = (query: string) => {
       try {

@@ -1,16 +1,27 @@
 import {
+  AddPermissionCommand,
+  CancelMessageMoveTaskCommand,
   ChangeMessageVisibilityBatchCommand,
+  ChangeMessageVisibilityCommand,
   CreateQueueCommand,
   DeleteMessageBatchCommand,
+  DeleteMessageCommand,
+  DeleteQueueCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
+  ListDeadLetterSourceQueuesCommand,
+  ListMessageMoveTasksCommand,
   ListQueuesCommand,
   ListQueueTagsCommand,
+  PurgeQueueCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
   SetQueueAttributesCommand,
   SQSClient,
+  StartMessageMoveTaskCommand,
+  TagQueueCommand,
+  UntagQueueCommand,
 } from "sqs-client-query-protocol";
 import { describe, expect, it } from "vitest";
 import { SigV4Signer } from "../../../src/aws/index.js";
@@ -133,6 +144,79 @@ describe("SQS server: the query protocol of SDKs from before the JSON protocol",
       }),
     );
     expect(deleted.Successful).toHaveLength(3);
+    sqs.destroy();
+  });
+
+  it("runs the rest: dead letters and a move task back, visibility, single deletes, tags, purge, delete", async () => {
+    const sqs = oldClient();
+    const arn = (name: string) => `arn:aws:sqs:us-east-1:000000000000:${name}`;
+    const deadName = queueName("query-dead");
+    const { QueueUrl: dead } = await sqs.send(new CreateQueueCommand({ QueueName: deadName }));
+    const sourceName = queueName("query-source");
+    const { QueueUrl: source } = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: sourceName,
+        Attributes: {
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn(deadName), maxReceiveCount: 1 }),
+          VisibilityTimeout: "0",
+        },
+      }),
+    );
+    expect((await sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dead }))).queueUrls).toEqual([
+      source,
+    ]);
+    await sqs.send(new SendMessageCommand({ QueueUrl: source, MessageBody: "poison" }));
+    await sqs.send(new ReceiveMessageCommand({ QueueUrl: source }));
+    expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl: source }))).Messages).toBeUndefined();
+
+    const { TaskHandle } = await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: arn(deadName) }));
+    expect(TaskHandle).toEqual(expect.any(String));
+    await expect
+      .poll(
+        async () =>
+          (await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arn(deadName) }))).Results?.[0],
+      )
+      .toMatchObject({ Status: "COMPLETED", ApproximateNumberOfMessagesMoved: 1 });
+    const cancel = await failure(sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle })));
+    expect([cancel.name, cancel.message]).toEqual([
+      "InvalidParameterValue",
+      "Only active tasks can be cancelled.",
+    ]);
+
+    await sqs.send(
+      new SetQueueAttributesCommand({ QueueUrl: source, Attributes: { VisibilityTimeout: "30" } }),
+    );
+    const [moved] = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: source }))).Messages ?? [];
+    expect(moved?.Body).toBe("poison");
+    await sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: source,
+        ReceiptHandle: moved!.ReceiptHandle,
+        VisibilityTimeout: 60,
+      }),
+    );
+    await sqs.send(new DeleteMessageCommand({ QueueUrl: source, ReceiptHandle: moved!.ReceiptHandle }));
+
+    await sqs.send(new TagQueueCommand({ QueueUrl: source, Tags: { team: "core", stage: "test" } }));
+    await sqs.send(new UntagQueueCommand({ QueueUrl: source, TagKeys: ["stage"] }));
+    expect((await sqs.send(new ListQueueTagsCommand({ QueueUrl: source }))).Tags).toEqual({ team: "core" });
+    await sqs.send(new SendMessageCommand({ QueueUrl: source, MessageBody: "purged" }));
+    await sqs.send(new PurgeQueueCommand({ QueueUrl: source }));
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: source, AttributeNames: ["ApproximateNumberOfMessages"] }),
+    );
+    expect(Attributes).toEqual({ ApproximateNumberOfMessages: "0" });
+    const permission = await failure(
+      sqs.send(
+        new AddPermissionCommand({ QueueUrl: source, Label: "l", AWSAccountIds: ["1"], Actions: ["*"] }),
+      ),
+    );
+    expect(permission.name).toBe("AWS.SimpleQueueService.UnsupportedOperation");
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: source }));
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: dead }));
+    expect(
+      (await sqs.send(new ListQueuesCommand({ QueueNamePrefix: sourceName }))).QueueUrls,
+    ).toBeUndefined();
     sqs.destroy();
   });
 

@@ -6,7 +6,7 @@ import { QueueEngine } from "../engine/queue-engine.js";
 import { SqliteStore } from "../engine/sqlite/sqlite-store.js";
 import type { QueueStore } from "../engine/store.js";
 import { SQLITE_POLL_INTERVAL_MS } from "../providers/sqlite/sqlite-provider.js";
-import { SqsServer } from "../server/sqs/sqs-server.js";
+import { type AnsweredRequest, SqsServer } from "../server/sqs/sqs-server.js";
 
 /** The credentials the server checks when none are given (LocalStack's convention, so existing setups work). */
 export const DEFAULT_CREDENTIALS = { accessKeyId: "test", secretAccessKey: "test" } as const;
@@ -14,7 +14,7 @@ export const DEFAULT_CREDENTIALS = { accessKeyId: "test", secretAccessKey: "test
 /** What `queue-runtime serve` accepts. */
 export const SERVE_USAGE = `Usage: queue-runtime serve [options]
 
-Runs an SQS-compatible endpoint (AWS JSON 1.0, SigV4) on the queue engine.
+Runs an SQS-compatible endpoint (AWS JSON 1.0 and the query protocol, SigV4) on the queue engine.
 
   --host <address>        listen address (default 127.0.0.1)
   --port <number>         listen port (default 9324; 0 picks a free one)
@@ -28,6 +28,8 @@ Runs an SQS-compatible endpoint (AWS JSON 1.0, SigV4) on the queue engine.
   --no-auth               accept requests without checking signatures
   --region <region>       region in queue ARNs (default us-east-1)
   --account-id <id>       account id in queue URLs and ARNs (default 000000000000)
+  --log-requests          print a line for every request answered: operation, status, time, and
+                          why it was refused (a signature that does not match, say)
   --help                  show this help`;
 
 /** A running server and how to stop it. */
@@ -88,6 +90,9 @@ export async function serve(
       region: values.region,
       accountId: values["account-id"],
       credentials,
+      ...(values["log-requests"]
+        ? { onAnswer: (answered: AnsweredRequest) => log(requestLine(answered)) }
+        : {}),
     });
   } catch (error) {
     await engine.close();
@@ -122,6 +127,12 @@ export async function serve(
       return stopping;
     },
   };
+}
+
+/** One line of the request log: `2026-12-01T14:00:00.000Z SendMessage 200 1.2 ms (json)`, and why a refused one was. */
+function requestLine(answered: AnsweredRequest): string {
+  const refused = answered.error === undefined ? "" : ` ${answered.error.code}: ${answered.error.message}`;
+  return `${new Date().toISOString()} ${answered.operation ?? "-"} ${answered.status} ${answered.ms.toFixed(1)} ms (${answered.protocol})${refused}`;
 }
 
 /** Where the server keeps queues: how to open it, how to name it, and how often a waiting receive looks for other processes' sends (none for a store only this process writes). */
@@ -165,6 +176,7 @@ function parseServeArgs(args: readonly string[]) {
       "no-auth": { type: "boolean", default: false },
       region: { type: "string", default: "us-east-1" },
       "account-id": { type: "string", default: "000000000000" },
+      "log-requests": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
   });

@@ -31,6 +31,20 @@ export interface SqsServerOptions {
   readonly accountId?: string;
   /** The credentials requests must be signed with; `null` accepts any request unsigned. */
   readonly credentials: AwsCredentials | null;
+  /** Told of every request once it is answered (a request log); nothing is measured without it. */
+  readonly onAnswer?: (answered: AnsweredRequest) => void;
+}
+
+/** A request as answered, for a request log. */
+export interface AnsweredRequest {
+  /** The operation, once the request could be read (not for one refused before: a bad signature, say). */
+  readonly operation: string | undefined;
+  readonly protocol: "json" | "query";
+  readonly status: number;
+  /** From the request's arrival to its answer. */
+  readonly ms: number;
+  /** What was refused, when it was. */
+  readonly error?: { readonly code: string; readonly message: string };
 }
 
 /**
@@ -43,12 +57,14 @@ export class SqsServer {
   readonly #service: SqsService;
   readonly #verifier: SigV4Verifier | undefined;
   readonly #accountId: string;
+  readonly #onAnswer: ((answered: AnsweredRequest) => void) | undefined;
   readonly #active = new Set<AbortController>();
   #running = 0;
   #drained: (() => void) | undefined;
 
   private constructor(options: SqsServerOptions) {
     this.#accountId = options.accountId ?? DEFAULT_ACCOUNT_ID;
+    this.#onAnswer = options.onAnswer;
     this.#service = new SqsService({
       engine: options.engine,
       region: options.region ?? "us-east-1",
@@ -107,9 +123,11 @@ export class SqsServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
+    const arrived = this.#onAnswer === undefined ? 0 : performance.now();
     const method = req.method ?? "GET";
     const { path, query } = splitRequestTarget(req.url ?? "/");
     const protocol = wireProtocolOf(method, req.rawHeaders, query);
+    let operation: string | undefined;
     let controller: AbortController | undefined;
     this.#running++;
     try {
@@ -117,6 +135,7 @@ export class SqsServer {
       const verified = await this.#verifier?.verify({ method, path, query, headers: req.rawHeaders, body });
       const origin = `http://${getHeader(req.rawHeaders, "host") ?? new URL(this.endpoint).host}`;
       const request = protocol.decode({ method, path, query, headers: req.rawHeaders, body, origin });
+      operation = request.operation;
       // Only a long poll waits: it alone gets a signal, aborted when its client leaves or the server stops.
       if (request.operation === "ReceiveMessage") {
         const watched = new AbortController();
@@ -140,6 +159,7 @@ export class SqsServer {
           "x-amzn-requestid": requestId,
         })
         .end(answer.body);
+      this.#onAnswer?.({ operation, protocol: protocol.name, status: 200, ms: performance.now() - arrived });
     } catch (error) {
       const answer = protocol.error(error, requestId);
       const headers: Record<string, string | number> = {
@@ -149,6 +169,13 @@ export class SqsServer {
       // A body left unread cannot be skipped safely on this connection.
       if (!req.complete) headers.connection = "close";
       if (!res.headersSent) res.writeHead(answer.status, headers).end(answer.body);
+      this.#onAnswer?.({
+        operation,
+        protocol: protocol.name,
+        status: answer.status,
+        ms: performance.now() - arrived,
+        error: { code: answer.error.queryCode, message: answer.error.message },
+      });
     } finally {
       if (controller !== undefined) this.#active.delete(controller);
       if (--this.#running === 0) this.#drained?.();

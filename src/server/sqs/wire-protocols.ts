@@ -32,6 +32,7 @@ export interface ReceivedRequest {
 
 /** How one protocol carries SQS calls over HTTP: reading a request, writing a result or an error. */
 export interface WireProtocol {
+  readonly name: "json" | "query";
   decode(request: ReceivedRequest): SqsRequest;
   result(operation: SqsOperation, output: unknown, requestId: string): { contentType: string; body: string };
   error(error: unknown, requestId: string): EncodedSqsError;
@@ -39,6 +40,7 @@ export interface WireProtocol {
 
 /** AWS JSON 1.0: what the SDKs speak since late 2023. */
 const JSON_PROTOCOL: WireProtocol = {
+  name: "json",
   decode(request) {
     if (request.method !== "POST")
       throw sqsError("UnsupportedOperation", `${request.method} is not supported: send POST.`);
@@ -56,6 +58,7 @@ const QUEUE_PATH = /^\/[^/]+\/[^/]+$/;
 
 /** The AWS query protocol: form-encoded parameters in, XML out, as SDKs from before the JSON protocol speak it. */
 const QUERY_PROTOCOL: WireProtocol = {
+  name: "query",
   decode(request) {
     if (request.method !== "POST" && request.method !== "GET")
       throw sqsError("UnsupportedOperation", `${request.method} is not supported: send POST or GET.`);

@@ -9,7 +9,7 @@ import {
   SendMessageCommand,
   SQSClient,
 } from "@aws-sdk/client-sqs";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { run, stopAll } from "./cli-process.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-cli-"));
@@ -127,6 +127,35 @@ describe("queue-runtime serve", () => {
     await both.started.catch(() => undefined);
     expect(await both.exit()).toBe(1);
     expect(both.output()).toContain("give one of --db, --journal and --memory, not several");
+  }, 30_000);
+
+  it("logs every request it answers with --log-requests, and why it refused one", async () => {
+    const server = run(["serve", "--memory", "--port", "0", "--log-requests"]);
+    await server.started;
+    const sqs = new SQSClient({
+      endpoint: server.endpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "test", secretAccessKey: "test" },
+      maxAttempts: 1,
+    });
+    await sqs.send(new CreateQueueCommand({ QueueName: "logged" }));
+    const wrong = new SQSClient({
+      endpoint: server.endpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "test", secretAccessKey: "not-the-secret" },
+      maxAttempts: 1,
+    });
+    await wrong.send(new ListQueuesCommand({})).catch(() => undefined);
+    await vi.waitFor(() => {
+      expect(server.output()).toMatch(/\n\S+Z CreateQueue 200 \d+\.\d ms \(json\)\n/);
+      expect(server.output()).toMatch(
+        /\n\S+Z - 403 \d+\.\d ms \(json\) SignatureDoesNotMatch: The request signature we calculated does not match/,
+      );
+    });
+    sqs.destroy();
+    wrong.destroy();
+    server.child.kill("SIGTERM");
+    expect(await server.exit()).toBe(0);
   }, 30_000);
 
   it("names the storage, credentials or address it cannot use, without a stack trace", async () => {

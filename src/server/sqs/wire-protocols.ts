@@ -1,4 +1,5 @@
 import {
+  AWS_JSON_1_0,
   bodyText,
   decodeQueryRequest,
   decodeSqsRequest,
@@ -11,7 +12,6 @@ import {
   getHeader,
   type HttpHeaders,
   QUERY_CONTENT_TYPE,
-  SQS_RESPONSE_HEADERS,
   type SqsOperation,
   type SqsRequest,
   sqsError,
@@ -47,7 +47,7 @@ const JSON_PROTOCOL: WireProtocol = {
     return decodeSqsRequest(request.headers, request.body);
   },
   result: (operation, output) => ({
-    contentType: SQS_RESPONSE_HEADERS["content-type"]!,
+    contentType: AWS_JSON_1_0,
     body: encodeSqsResponse(operation, output as never),
   }),
   error: (error, requestId) => encodeSqsError(error, requestId),

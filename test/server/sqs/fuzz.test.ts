@@ -1,7 +1,13 @@
 import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { QUEUE_ATTRIBUTE_NAMES, SigV4Signer, type SqsOperation } from "../../../src/aws/index.js";
+import {
+  mapKeyName,
+  QUEUE_ATTRIBUTE_NAMES,
+  queryName,
+  SigV4Signer,
+  type SqsOperation,
+} from "../../../src/aws/index.js";
 import type { Schema, StructureSchema } from "../../../src/aws/json-protocol/schema.js";
 import { SQS_SCHEMAS } from "../../../src/aws/json-protocol/sqs-schemas.js";
 import { CREDENTIALS, useSqsServer } from "./harness.js";
@@ -242,10 +248,44 @@ const operation = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(...OPERATIONS) },
 );
 const request = fc
-  .tuple(operation, usually<Mode>(["fitting"], ["hostile"]))
-  .chain(([operation, mode]) =>
-    structureOf(SQS_SCHEMAS[operation].input, mode).map((input) => ({ operation, input })),
+  .tuple(operation, usually<Mode>(["fitting"], ["hostile"]), fc.constantFrom("json", "query"))
+  .chain(([operation, mode, protocol]) =>
+    structureOf(SQS_SCHEMAS[operation].input, mode).map((input) => ({ operation, input, protocol })),
   );
+
+/** An input as a query-protocol form, names from the model as a client of that protocol writes them. */
+function queryForm(operation: SqsOperation, input: Record<string, unknown>): string {
+  const form = new URLSearchParams({ Action: operation, Version: "2012-11-05" });
+  const isRecord = (value: unknown): value is Record<string, unknown> =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  const write = (value: unknown, schema: Schema, key: string, keyName: string): void => {
+    if (value === undefined || value === null) return;
+    if (schema.kind === "list" && Array.isArray(value)) {
+      for (const [i, item] of value.entries()) write(item, schema.member, `${key}.${i + 1}`, "Name");
+    } else if (schema.kind === "map" && isRecord(value)) {
+      for (const [i, [name, item]] of Object.entries(value).entries()) {
+        form.append(`${key}.${i + 1}.${keyName}`, name);
+        write(item, schema.value, `${key}.${i + 1}.Value`, "Name");
+      }
+    } else if (schema.kind === "structure" && isRecord(value)) {
+      writeMembers(value, schema, `${key}.`);
+    } else {
+      // A value of the wrong type goes as text, as a careless client would send it.
+      form.append(key, typeof value === "object" ? JSON.stringify(value) : String(value));
+    }
+  };
+  const writeMembers = (value: Record<string, unknown>, schema: StructureSchema, prefix: string): void => {
+    for (const [member, shape] of Object.entries(schema.members))
+      write(
+        value[member],
+        shape,
+        `${prefix}${queryName(schema.name, member)}`,
+        mapKeyName(schema.name, member),
+      );
+  };
+  writeMembers(input, SQS_SCHEMAS[operation].input, "");
+  return form.toString();
+}
 
 /** Posts a signed request and reads the answer. */
 async function post(
@@ -285,6 +325,31 @@ function expectSqsAnswer(answer: { status: number; headers: Headers; text: strin
   return body;
 }
 
+const FORM = "application/x-www-form-urlencoded";
+const XML_RECEIPT = /<ReceiptHandle>([^<]*)<\/ReceiptHandle>/g;
+
+/** Checks a query-protocol answer: its status, its root, and that it is well-formed XML (tags balanced, text escaped). */
+function expectXmlAnswer(operation: string, answer: { status: number; text: string }): string {
+  expect(answer.status, answer.text).toBeLessThan(500);
+  const root = answer.status === 200 ? `${operation}Response` : "ErrorResponse";
+  expect(answer.text.startsWith(`<?xml version="1.0"?><${root} xmlns="`), answer.text).toBe(true);
+  const open: string[] = [];
+  const text = answer.text
+    .slice(answer.text.indexOf("?>") + 2)
+    .replace(/<(\/?)([A-Za-z][\w.]*)[^<>]*?(\/?)>/g, (_tag, closing: string, name: string, empty: string) => {
+      if (closing) expect(open.pop(), answer.text).toBe(name);
+      else if (!empty) open.push(name);
+      return "";
+    });
+  expect(open, answer.text).toEqual([]);
+  expect(text, "text outside tags: only escaped characters").not.toMatch(
+    /[<>]|&(?!(?:amp|lt|gt|quot|apos|#x[0-9A-F]+);)/,
+  );
+  if (answer.status !== 200)
+    expect(answer.text).toMatch(/<Error><Type>(Sender|Receiver)<\/Type><Code>[\w.]+<\/Code>/);
+  return answer.text;
+}
+
 function rememberHandles(body: unknown): void {
   const messages = (body as { Messages?: { ReceiptHandle?: unknown }[] }).Messages ?? [];
   for (const message of messages)
@@ -292,7 +357,7 @@ function rememberHandles(body: unknown): void {
 }
 
 describe("SQS server: requests from the model with values on and past every limit", () => {
-  it("answers every one with SQS's JSON, never a 5xx or a hang, and keeps what it held", async () => {
+  it("answers every one in its protocol (JSON or query), never a 5xx or a hang, and keeps what it held", async () => {
     const keep = await sqs().send(
       new SendMessageCommand({ QueueUrl: await keepQueue(), MessageBody: "kept through the fuzz" }),
     );
@@ -300,12 +365,18 @@ describe("SQS server: requests from the model with values on and past every limi
     let answered = 0;
     let succeeded = 0;
     await fc.assert(
-      fc.asyncProperty(request, async ({ operation, input }) => {
+      fc.asyncProperty(request, async ({ operation, input, protocol }) => {
         const body = JSON.stringify(input, (_key, value: unknown) =>
           value === RECENT_HANDLE ? (handles[handles.length - 1 - (answered % 3)] ?? "none yet") : value,
         );
-        const answer = await post(`AmazonSQS.${operation}`, body);
-        rememberHandles(expectSqsAnswer(answer));
+        const answer =
+          protocol === "json"
+            ? await post(`AmazonSQS.${operation}`, body)
+            : await post("", queryForm(operation, JSON.parse(body)), FORM);
+        if (protocol === "json") rememberHandles(expectSqsAnswer(answer));
+        else
+          for (const [, handle] of expectXmlAnswer(operation, answer).matchAll(XML_RECEIPT))
+            handles.push(handle!);
         answered++;
         if (answer.status === 200) succeeded++;
         if (operation === "DeleteQueue" && answer.status === 200) await createQueues();

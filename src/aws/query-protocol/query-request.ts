@@ -41,29 +41,27 @@ function readStructure(values: Parameters, schema: StructureSchema, prefix: stri
     if (taken.has(name)) continue;
     taken.add(name);
     const key = `${prefix}${name}`;
-    const value =
-      shape.kind === "map"
-        ? readMap(values, shape.value, key, mapKeyName(schema.name, member))
-        : readValue(values, shape, key);
+    const value = readValue(values, shape, key, mapKeyName(schema.name, member));
     if (value !== undefined) read[member] = value;
   }
   return read;
 }
 
-function readValue(values: Parameters, schema: Schema, key: string): unknown {
+/** The value of `schema` under `key`; a map's entries name their keys `keyName`. */
+function readValue(values: Parameters, schema: Schema, key: string, keyName: "Key" | "Name"): unknown {
   switch (schema.kind) {
     case "list": {
       const items: unknown[] = [];
       // Numbered from 1 without gaps; the count cannot pass the number of parameters.
       for (let i = 1; i <= values.size; i++) {
-        const item = readValue(values, schema.member, `${key}.${i}`);
+        const item = readValue(values, schema.member, `${key}.${i}`, "Name");
         if (item === undefined) break;
         items.push(item);
       }
       return items.length === 0 ? undefined : items;
     }
     case "map":
-      return readMap(values, schema.value, key, "Name");
+      return readMap(values, schema.value, key, keyName);
     case "structure": {
       const read = readStructure(values, schema, `${key}.`);
       return Object.keys(read).length === 0 ? undefined : read;
@@ -81,7 +79,7 @@ function readMap(values: Parameters, schema: Schema, key: string, keyName: "Key"
     if (name === undefined) break;
     // Defined, not assigned: a key named `__proto__` stays a key, as JSON.parse keeps it.
     Object.defineProperty(read, name, {
-      value: readValue(values, schema, `${key}.${i}.Value`),
+      value: readValue(values, schema, `${key}.${i}.Value`, "Name"),
       enumerable: true,
       writable: true,
       configurable: true,

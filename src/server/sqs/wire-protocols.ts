@@ -75,6 +75,9 @@ const QUERY_PROTOCOL: WireProtocol = {
   error: (error, requestId) => encodeQueryError(error, requestId),
 };
 
+/** A query string naming an `Action` (read without parsing it: the protocol parses it once chosen). */
+const GET_ACTION = /(?:^|&)Action=/;
+
 /**
  * The protocol of a request: the query protocol for a form-encoded body or a GET naming an
  * `Action`, the JSON protocol for everything else (which answers what it cannot read with its
@@ -87,6 +90,6 @@ export function wireProtocolOf(
 ): WireProtocol {
   const contentType = getHeader(headers, "content-type");
   if (contentType?.toLowerCase().startsWith(FORM_CONTENT_TYPE)) return QUERY_PROTOCOL;
-  if (method === "GET" && new URLSearchParams(query).has("Action")) return QUERY_PROTOCOL;
+  if (method === "GET" && GET_ACTION.test(query)) return QUERY_PROTOCOL;
   return JSON_PROTOCOL;
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  AWS_JSON_1_0,
   credentialsLookup,
   decodeSqsRequest,
   decodeSqsResponse,
@@ -14,7 +15,6 @@ import {
   SigV4Credentials,
   SigV4Signer,
   SigV4Verifier,
-  SQS_RESPONSE_HEADERS,
   splitRequestTarget,
   sqsError,
 } from "../../src/aws/index.js";
@@ -39,7 +39,7 @@ function startServer(): Promise<Server> {
         MD5OfMessageBody: md5OfMessageBody(MessageBody),
         MD5OfMessageAttributes: md5OfMessageAttributes(MessageAttributes ?? {}),
       });
-      res.writeHead(200, { ...SQS_RESPONSE_HEADERS, "x-amzn-requestid": "r-1" }).end(output);
+      res.writeHead(200, { "content-type": AWS_JSON_1_0, "x-amzn-requestid": "r-1" }).end(output);
     } catch (error) {
       const answer = encodeSqsError(error, "r-1");
       res.writeHead(answer.status, answer.headers).end(answer.body);

@@ -10,7 +10,6 @@ export {
   encodeSqsError,
   encodeSqsResponse,
   parseSqsTarget,
-  SQS_RESPONSE_HEADERS,
 } from "./server-codec.js";
 export type {
   MessageSystemAttributeName,

@@ -84,9 +84,6 @@ export function checkedRequest(operation: SqsOperation, input: unknown): SqsRequ
   }
 }
 
-/** The headers of every successful SQS response besides the request id and date. */
-export const SQS_RESPONSE_HEADERS: Readonly<Record<string, string>> = { "content-type": AWS_JSON_1_0 };
-
 /** Encodes an operation's result as the JSON body of a 200 response (bytes as base64). */
 export function encodeSqsResponse<Op extends SqsOperation>(operation: Op, output: SqsOutput<Op>): string {
   return writeShape(output, SQS_SCHEMAS[operation].output);

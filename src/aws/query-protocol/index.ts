@@ -3,7 +3,5 @@ export { decodeQueryRequest, FORM_CONTENT_TYPE } from "./query-request.js";
 export {
   encodeQueryError,
   encodeQueryResponse,
-  escapeXml,
   QUERY_CONTENT_TYPE,
-  SQS_XML_NAMESPACE,
 } from "./query-response.js";

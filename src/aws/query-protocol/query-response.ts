@@ -5,7 +5,7 @@ import { SQS_SCHEMAS } from "../json-protocol/sqs-schemas.js";
 import { mapKeyName, queryName } from "./query-names.js";
 
 /** The XML namespace of SQS's query protocol answers. */
-export const SQS_XML_NAMESPACE = "http://queue.amazonaws.com/doc/2012-11-05/";
+const SQS_XML_NAMESPACE = "http://queue.amazonaws.com/doc/2012-11-05/";
 
 /** The content type of a query protocol answer. */
 export const QUERY_CONTENT_TYPE = "text/xml";
@@ -72,6 +72,6 @@ const XML_ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** Text as XML character data. */
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/[&<>"'\r]/g, (character) => XML_ESCAPES[character]!);
 }

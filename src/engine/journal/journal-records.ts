@@ -131,6 +131,8 @@ export function* snapshotEntries(contents: QueueContents): Generator<JournalEntr
   for (const message of contents.messages) yield messageEntry(name, message);
 }
 
+// Built field by field in the order the engine creates records: a record spread from a decoded
+// lock part has another shape, and replaying 200,000 messages took 5.5 s instead of 0.66 s.
 function toMessage(fields: MessageFields): MessageRecord {
   const [
     seq,

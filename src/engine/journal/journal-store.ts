@@ -41,6 +41,10 @@ const SNAPSHOT_LINE_CHARS = 16 * 1024 * 1024;
  * it describes it is rewritten as a snapshot. A commit costs one `write` of a few hundred bytes
  * where SQLite writes whole pages of a table and its indexes; the price is that all messages are
  * held in memory and only one process may open the file.
+ *
+ * It holds the memory store rather than extending it, at the price of forwarding each read:
+ * replaying writes to the inner store without journaling anything, and the memory store's own
+ * calls (`deleteLocked` deleting the message) are not journaled a second time.
  */
 export class JournalStore implements QueueStore {
   readonly #memory = new MemoryStore();

@@ -1,16 +1,10 @@
 import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  mapKeyName,
-  QUEUE_ATTRIBUTE_NAMES,
-  queryName,
-  SigV4Signer,
-  type SqsOperation,
-} from "../../../src/aws/index.js";
+import { mapKeyName, QUEUE_ATTRIBUTE_NAMES, queryName, type SqsOperation } from "../../../src/aws/index.js";
 import type { Schema, StructureSchema } from "../../../src/aws/json-protocol/schema.js";
 import { SQS_SCHEMAS } from "../../../src/aws/json-protocol/sqs-schemas.js";
-import { CREDENTIALS, useSqsServer } from "./harness.js";
+import { sendRequest, type TextAnswer, useSqsServer } from "./harness.js";
 
 // Requests built from the SQS model with values chosen to sit on and past every limit, of the
 // wrong type, or naming queues and receipts that do and do not exist. Whatever comes, the server
@@ -287,32 +281,15 @@ function queryForm(operation: SqsOperation, input: Record<string, unknown>): str
   return form.toString();
 }
 
-/** Posts a signed request and reads the answer. */
-async function post(
-  target: string,
-  body: string,
-  contentType = "application/x-amz-json-1.0",
-): Promise<{ status: number; headers: Headers; text: string }> {
-  const url = new URL(server().endpoint);
-  const headers: Record<string, string> = {
-    host: url.host,
-    "content-type": contentType,
-    "x-amz-target": target,
-  };
-  const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
-    { method: "POST", path: "/", headers, body },
-    CREDENTIALS,
-  );
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { ...headers, ...signed.headers },
+/** Posts a signed request naming `target` and reads the answer. */
+function post(target: string, body: string, contentType = "application/x-amz-json-1.0"): Promise<TextAnswer> {
+  return sendRequest(server().endpoint, {
     body,
-    signal: AbortSignal.timeout(10_000),
+    headers: { "content-type": contentType, "x-amz-target": target },
   });
-  return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-function expectSqsAnswer(answer: { status: number; headers: Headers; text: string }): unknown {
+function expectSqsAnswer(answer: TextAnswer): unknown {
   expect(answer.status, answer.text).toBeLessThan(500);
   const body = JSON.parse(answer.text) as Record<string, unknown>;
   expect(typeof body).toBe("object");
@@ -329,7 +306,7 @@ const FORM = "application/x-www-form-urlencoded";
 const XML_RECEIPT = /<ReceiptHandle>([^<]*)<\/ReceiptHandle>/g;
 
 /** Checks a query-protocol answer: its status, its root, and that it is well-formed XML (tags balanced, text escaped). */
-function expectXmlAnswer(operation: string, answer: { status: number; text: string }): string {
+function expectXmlAnswer(operation: string, answer: TextAnswer): string {
   expect(answer.status, answer.text).toBeLessThan(500);
   const root = answer.status === 200 ? `${operation}Response` : "ErrorResponse";
   expect(answer.text.startsWith(`<?xml version="1.0"?><${root} xmlns="`), answer.text).toBe(true);
@@ -448,13 +425,7 @@ describe("SQS server: requests from the model with values on and past every limi
     await fc.assert(
       fc.asyncProperty(action, parameters, fc.string({ maxLength: 16 }), async (name, pairs, noise) => {
         const form = new URLSearchParams([["Action", name], ...pairs]).toString();
-        const answer = await post(
-          "",
-          noise === "" ? form : `${form}&${noise}`,
-          "application/x-www-form-urlencoded",
-        );
-        expect(answer.status, answer.text).toBeLessThan(500);
-        expect(answer.text).toMatch(/^<\?xml version="1.0"\?><(\w+Response|ErrorResponse) xmlns=/);
+        expectXmlAnswer(name, await post("", noise === "" ? form : `${form}&${noise}`, FORM));
       }),
       { numRuns: 200 },
     );

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, expect } from "vitest";
+import { SigV4Signer } from "../../../src/aws/index.js";
 import { JournalStore } from "../../../src/engine/journal/journal-store.js";
 import { QueueEngine } from "../../../src/engine/queue-engine.js";
 import { SqsServer } from "../../../src/server/sqs/sqs-server.js";
@@ -79,4 +80,52 @@ export async function failure(
     return error as { name: string; message: string } & Record<string, unknown>;
   }
   throw new Error("expected the request to fail");
+}
+
+/** A request written by hand: the path may carry a query string; a body makes it a POST unless `method` says otherwise. */
+export interface HandRequest {
+  readonly method?: "GET" | "POST";
+  readonly path?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** An answer read whole, as text. */
+export interface TextAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+/** The headers of `request` to `endpoint`, `host` included, with a SigV4 signature by {@link CREDENTIALS}. */
+export function signedHeaders(endpoint: string, request: HandRequest): Record<string, string> {
+  const url = new URL(request.path ?? "/", endpoint);
+  const headers = { host: url.host, ...request.headers };
+  const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
+    {
+      method: methodOf(request),
+      path: url.pathname,
+      query: url.search.slice(1),
+      headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+    },
+    CREDENTIALS,
+  );
+  return { ...headers, ...signed.headers };
+}
+
+/** Sends `request` to `endpoint`, signed unless `sign` is false, and reads the answer (10 s at most). */
+export async function sendRequest(endpoint: string, request: HandRequest, sign = true): Promise<TextAnswer> {
+  const url = new URL(request.path ?? "/", endpoint);
+  const response = await fetch(url, {
+    method: methodOf(request),
+    headers: sign ? signedHeaders(endpoint, request) : { host: url.host, ...request.headers },
+    ...(request.body === undefined ? {} : { body: request.body }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+function methodOf(request: HandRequest): "GET" | "POST" {
+  return request.method ?? (request.body === undefined ? "GET" : "POST");
 }

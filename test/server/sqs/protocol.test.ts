@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { describe, expect, it, vi } from "vitest";
 import { SigV4Signer } from "../../../src/aws/index.js";
-import { CREDENTIALS, failure, queueName, useSqsServer } from "./harness.js";
+import { CREDENTIALS, failure, queueName, sendRequest, signedHeaders, useSqsServer } from "./harness.js";
 
 const { server, engine, client, sqs } = useSqsServer();
 
@@ -16,18 +16,8 @@ async function post(
   headers: Record<string, string>,
   sign = true,
 ): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
-  const url = new URL(server().endpoint);
-  const all: Record<string, string> = { host: url.host, ...headers };
-  if (sign) {
-    const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
-      { method: "POST", path: "/", headers: all, body },
-      CREDENTIALS,
-    );
-    Object.assign(all, signed.headers);
-  }
-  const response = await fetch(url, { method: "POST", headers: all, body });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, json: text === "" ? {} : JSON.parse(text) };
+  const answer = await sendRequest(server().endpoint, { body, headers }, sign);
+  return { ...answer, json: answer.text === "" ? {} : JSON.parse(answer.text) };
 }
 
 const json = { "content-type": "application/x-amz-json-1.0" };
@@ -134,14 +124,9 @@ describe("SQS server: protocol and signatures", () => {
     const unsigned = await fetch(server().endpoint);
     expect(unsigned.status).toBe(403);
     expect(((await unsigned.json()) as { __type: string }).__type).toContain("MissingAuthenticationToken");
-    const url = new URL(server().endpoint);
-    const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
-      { method: "GET", path: "/", headers: { host: url.host } },
-      CREDENTIALS,
-    );
-    const get = await fetch(url, { headers: signed.headers });
+    const get = await sendRequest(server().endpoint, { method: "GET" });
     expect(get.status).toBe(400);
-    expect(((await get.json()) as { __type: string }).__type).toContain("UnsupportedOperation");
+    expect((JSON.parse(get.text) as { __type: string }).__type).toContain("UnsupportedOperation");
   });
 });
 
@@ -151,17 +136,15 @@ describe("SQS server: protocol and signatures", () => {
  */
 async function openRequest(target: string, body: string, declaredLength: number): Promise<Socket> {
   const url = new URL(server().endpoint);
-  const headers: Record<string, string> = {
-    host: url.host,
-    "content-type": "application/x-amz-json-1.0",
-    "x-amz-target": `AmazonSQS.${target}`,
-    "content-length": String(declaredLength),
-  };
-  const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
-    { method: "POST", path: "/", headers, body },
-    CREDENTIALS,
-  );
-  const head = Object.entries({ ...headers, ...signed.headers })
+  const headers = signedHeaders(server().endpoint, {
+    body,
+    headers: {
+      "content-type": "application/x-amz-json-1.0",
+      "x-amz-target": `AmazonSQS.${target}`,
+      "content-length": String(declaredLength),
+    },
+  });
+  const head = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");
   const socket = connect(Number(url.port), url.hostname);

@@ -24,8 +24,7 @@ import {
   UntagQueueCommand,
 } from "sqs-client-query-protocol";
 import { describe, expect, it } from "vitest";
-import { SigV4Signer } from "../../../src/aws/index.js";
-import { CREDENTIALS, failure, queueName, useSqsServer } from "./harness.js";
+import { CREDENTIALS, failure, queueName, sendRequest, type TextAnswer, useSqsServer } from "./harness.js";
 
 // @aws-sdk/client-sqs 3.445, the last release before the JavaScript SDK moved SQS to the JSON
 // protocol: form-encoded requests, XML answers, and its own MD5 checks of what it sends and gets.
@@ -262,14 +261,11 @@ describe("SQS server: the query protocol of SDKs from before the JSON protocol",
     const sqs = oldClient();
     const name = queueName("query-get");
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name }));
-    const url = new URL(`/?Action=GetQueueUrl&QueueName=${name}&Version=2012-11-05`, server().endpoint);
-    const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
-      { method: "GET", path: "/", query: url.search.slice(1), headers: { host: url.host } },
-      CREDENTIALS,
-    );
-    const response = await fetch(url, { headers: signed.headers });
+    const response = await sendRequest(server().endpoint, {
+      path: `/?Action=GetQueueUrl&QueueName=${name}&Version=2012-11-05`,
+    });
     expect(response.status).toBe(200);
-    expect(await response.text()).toContain(
+    expect(response.text).toContain(
       `<GetQueueUrlResult><QueueUrl>${QueueUrl}</QueueUrl></GetQueueUrlResult>`,
     );
     sqs.destroy();
@@ -277,16 +273,10 @@ describe("SQS server: the query protocol of SDKs from before the JSON protocol",
 });
 
 /** Posts a signed form-encoded request to `path` and reads the answer as text. */
-async function formRequest(path: string, body: string): Promise<{ status: number; text: string }> {
-  const url = new URL(path, server().endpoint);
-  const headers: Record<string, string> = {
-    host: url.host,
-    "content-type": "application/x-www-form-urlencoded; charset=utf-8",
-  };
-  const signed = new SigV4Signer({ region: "us-east-1", service: "sqs" }).sign(
-    { method: "POST", path, headers, body },
-    CREDENTIALS,
-  );
-  const response = await fetch(url, { method: "POST", headers: { ...headers, ...signed.headers }, body });
-  return { status: response.status, text: await response.text() };
+function formRequest(path: string, body: string): Promise<TextAnswer> {
+  return sendRequest(server().endpoint, {
+    path,
+    body,
+    headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" },
+  });
 }

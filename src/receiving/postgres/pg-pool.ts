@@ -1,0 +1,24 @@
+// The few members of node-postgres that the store uses, so that our types do not require
+// @types/pg of an application that passes its own pg.Pool.
+
+/** A query's answer. */
+export interface PgResult<Row> {
+  readonly rows: Row[];
+  readonly rowCount: number | null;
+}
+
+/** A connection checked out of a pool. */
+export interface PgPoolClient {
+  query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PgResult<Row>>;
+  /** Returns the connection; with an error, the pool discards it instead. */
+  release(error?: Error | boolean): void;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  off(event: "error", listener: (error: Error) => void): unknown;
+}
+
+/** A `pg.Pool`, or anything shaped like one. */
+export interface PgPool {
+  connect(): Promise<PgPoolClient>;
+  query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PgResult<Row>>;
+  end(): Promise<void>;
+}

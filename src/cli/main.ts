@@ -1,20 +1,29 @@
 #!/usr/bin/env node
 import { QueueError } from "../core/errors.js";
+import { DELIVERIES_USAGE, deliveriesCommand } from "./deliveries-command.js";
 import { SERVE_USAGE, serve } from "./serve-command.js";
 
 const USAGE = `Usage: queue-runtime <command> [options]
 
 Commands:
-  serve     run an SQS-compatible endpoint on the queue engine (queue-runtime serve --help)
+  serve       run an SQS-compatible endpoint on the queue engine (queue-runtime serve --help)
+  deliveries  list, retry and dismiss a receiver's failed deliveries and parked messages
+              (queue-runtime deliveries --help)
 `;
 
 /** Runs the command line; resolves the process exit code. */
 async function main(args: readonly string[]): Promise<number> {
   const [command, ...rest] = args;
   if (command === undefined || command === "--help" || command === "help") {
-    console.log(`${USAGE}\n${SERVE_USAGE}`);
+    console.log(`${USAGE}\n${SERVE_USAGE}\n\n${DELIVERIES_USAGE}`);
     return 0;
   }
+  if (command === "deliveries")
+    return deliveriesCommand(rest, {
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+      isTTY: process.stdout.isTTY === true,
+    });
   if (command !== "serve") {
     console.error(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
     return 2;

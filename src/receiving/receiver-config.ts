@@ -70,7 +70,7 @@ export function resolveReceiver(options: ReceiverOptions): ResolvedReceiver {
     if (queues.has(queue.name)) throw invalid(`two queues are named ${queue.name}`);
     queues.set(queue.name, queue);
   }
-  const retryPolicy = resolveRetryPolicy({ ...DEFAULT_SUBSCRIBER_RETRY, ...options.retryPolicy });
+  const retryPolicy = retryPolicyOf("retryPolicy", DEFAULT_SUBSCRIBER_RETRY, options.retryPolicy);
   const timeoutMs = whole("subscriberTimeoutMs", options.subscriberTimeoutMs ?? 60_000, 1, 86_400_000);
   const subscribers = new Map<string, ResolvedSubscriber>();
   const subscribersOf = new Map<string, string[]>();
@@ -161,9 +161,22 @@ function resolveSubscriber(
   return {
     name,
     handle: subscriber.handle.bind(subscriber),
-    retryPolicy: resolveRetryPolicy({ ...defaults, ...subscriber.retryPolicy }),
+    retryPolicy: retryPolicyOf(`subscriber ${name}: retryPolicy`, defaults, subscriber.retryPolicy),
     timeoutMs: whole(`subscriber ${name}: timeoutMs`, subscriber.timeoutMs ?? timeoutMs, 1, 86_400_000),
   };
+}
+
+/** A retry policy over `defaults`; a bad one is a configuration mistake like any other option. */
+function retryPolicyOf(
+  what: string,
+  defaults: RetryPolicy,
+  policy: Partial<RetryPolicy> | undefined,
+): RetryPolicy {
+  try {
+    return resolveRetryPolicy({ ...defaults, ...policy });
+  } catch (error) {
+    throw invalid(`${what}: ${(error as Error).message}`);
+  }
 }
 
 function describeEvent(event: EventDefinition | undefined): string {

@@ -225,17 +225,28 @@ export class Receiver {
     const { store, clock, queues } = this.#config;
     const started = clock.now();
     this.#metrics.ticks++;
-    const failures: unknown[] = [];
+    // A store that cannot answer now ends the tick at once, instead of being waited for at every step.
     await store.open();
-    await store.expire(started - RETENTION_MS).catch((error) => failures.push(error));
-    await this.#readRetried().catch((error) => failures.push(error));
-    const pulls = [...queues.values()].map((queue) =>
-      queue.client === undefined
-        ? undefined
-        : this.#pull(queue, started, budgetMs).catch((error) => failures.push(error)),
-    );
-    const more = (await Promise.all(pulls)).some((value) => value === true);
-    await this.#deliver(started).catch((error) => failures.push(error));
+    await store.expire(started - RETENTION_MS);
+    await this.#readRetried();
+    const failures: unknown[] = [];
+    let storeFailed = false;
+    const pulls = [...queues.values()].map(async (queue) => {
+      if (queue.client === undefined) return false;
+      try {
+        const pulled = await this.#pull(queue, started, budgetMs);
+        if (pulled.storeFailure !== undefined) {
+          storeFailed = true;
+          failures.push(pulled.storeFailure);
+        }
+        return pulled.more;
+      } catch (error) {
+        failures.push(error);
+        return false;
+      }
+    });
+    const more = (await Promise.all(pulls)).some(Boolean);
+    if (!storeFailed) await this.#deliver(started).catch((error) => failures.push(error));
     if (failures.length > 0) {
       for (const extra of failures.slice(1)) this.#config.onError(extra);
       throw toQueueError(failures[0]);
@@ -258,26 +269,30 @@ export class Receiver {
     if (failure !== undefined) throw failure;
   }
 
-  /** Asks a queue for batches; resolves whether it may have more than this tick took. */
-  async #pull(queue: ResolvedQueue, started: number, budgetMs: number): Promise<boolean> {
+  /**
+   * Asks a queue for batches. Resolves whether it may have more than this tick took, and the
+   * store's failure that stopped it, if one did; rejects when the queue itself fails.
+   */
+  async #pull(queue: ResolvedQueue, started: number, budgetMs: number): Promise<Pulled> {
     const { clock } = this.#config;
     const client = queue.client!;
     const completions: Promise<void>[] = [];
-    let failure: unknown;
-    let full = false;
-    for (let batch = 0; batch < BATCHES_PER_TICK; batch++) {
-      if (clock.now() - started >= budgetMs) break;
-      const messages = await client.receiveMessages(queue.queue, RECEIVE_BATCH, 0);
-      full = messages.length === RECEIVE_BATCH;
-      if (messages.length === 0) break;
-      const result = await this.#take(queue, messages);
-      failure ??= result.failure;
-      completions.push(this.#complete(queue, messages, result.outcomes));
-      if (result.failure !== undefined || !full) break;
+    const pulled: Pulled = { more: false, storeFailure: undefined };
+    try {
+      for (let batch = 0; batch < BATCHES_PER_TICK; batch++) {
+        if (clock.now() - started >= budgetMs) break;
+        const messages = await client.receiveMessages(queue.queue, RECEIVE_BATCH, 0);
+        pulled.more = messages.length === RECEIVE_BATCH;
+        if (messages.length === 0) break;
+        const result = await this.#take(queue, messages);
+        completions.push(this.#complete(queue, messages, result.outcomes));
+        pulled.storeFailure = result.failure;
+        if (result.failure !== undefined || !pulled.more) break;
+      }
+    } finally {
+      await Promise.all(completions);
     }
-    await Promise.all(completions);
-    if (failure !== undefined) throw failure;
-    return full;
+    return pulled;
   }
 
   /** Completes every message the store has taken (kept, a repeat, or parked); those left stay locked until the queue delivers them again. */
@@ -318,6 +333,12 @@ export class Receiver {
     this.#metrics.deliveriesFailed += run.failed;
     this.#metrics.attemptsFailed += run.attempted - run.succeeded;
   }
+}
+
+/** What asking one queue gave. */
+interface Pulled {
+  more: boolean;
+  storeFailure: QueueError | undefined;
 }
 
 function closed(): QueueError {

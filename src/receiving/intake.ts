@@ -50,6 +50,7 @@ export class Intake {
 
   /** Reads and stores a batch of one queue's messages; never throws. */
   async take(queue: ResolvedQueue, arrivals: readonly Arrival[]): Promise<IntakeResult> {
+    if (arrivals.length === 0) return { outcomes: [], failure: undefined };
     const readings = await Promise.all(arrivals.map((arrival) => readMessage(queue.rules, arrival.body)));
     const pending = this.#pending(queue, arrivals, readings);
     try {

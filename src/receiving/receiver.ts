@@ -147,8 +147,10 @@ export class Receiver {
         );
       return { body: bodyBytes(body) };
     });
-    await this.#config.store.open();
-    const { outcomes, failure } = await this.#take(source, arrivals);
+    const { outcomes, failure } = await this.#config.store.open().then(
+      () => this.#take(source, arrivals),
+      (error: unknown) => ({ outcomes: arrivals.map((): MessageOutcome => "left"), failure: toQueueError(error) }),
+    );
     if (options.deliver ?? true)
       await this.#deliver(this.#config.clock.now()).catch((error) => this.#config.onError(error));
     if (failure !== undefined && outcomes.every((outcome) => outcome === "left"))

@@ -262,6 +262,44 @@ describe("a store that cannot take the event now leaves the message on its queue
   });
 });
 
+describe("a store that could not be opened", () => {
+  it("postgres: a server down when the receiver starts is tried again by the next tick", async () => {
+    const base = await postgresKind.make();
+    let down = true;
+    const pool = base.pool!;
+    const flaky: PgPool = {
+      query: <Row>(text: string, values?: unknown[]) =>
+        pool.query(text, values) as unknown as Promise<PgResult<Row>>,
+      end: () => pool.end(),
+      connect: () =>
+        down
+          ? Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))
+          : pool.connect(),
+    } as PgPool;
+    const setup = await receiving(postgresKind, { testStore: base, wrapStore: () => postgresStore(flaky) });
+    await setup.send(orderShipped("o-1"));
+    await expect(setup.receiver.tick()).rejects.toMatchObject({ code: "ConnectionFailed" });
+    expect(await setup.receiver.receiveBatch("warehouse_queue", [{ body: orderShipped("o-2") }])).toEqual([
+      "left",
+    ]);
+    down = false;
+    await setup.receiver.tick();
+    expect(await setup.recorded()).toEqual(["o-1"]);
+  });
+
+  it("sqlite: a file locked while its tables are made is tried again by the next tick", async () => {
+    const setup = await receiving(sqliteKind, { storeOptions: { busyTimeoutMs: 100 } });
+    const other = new Database(setup.store.location);
+    other.exec("PRAGMA journal_mode = WAL; BEGIN IMMEDIATE");
+    await setup.send(orderShipped("o-1"));
+    await expect(setup.receiver.tick()).rejects.toMatchObject({ code: "ConnectionFailed" });
+    other.exec("ROLLBACK");
+    other.close();
+    await setup.receiver.tick();
+    expect(await setup.recorded()).toEqual(["o-1"]);
+  });
+});
+
 describe.each(STORE_KINDS)("a statement the store refuses every time ($name store)", (kind) => {
   const trigger =
     kind.name === "sqlite"

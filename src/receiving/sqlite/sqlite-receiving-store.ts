@@ -66,7 +66,11 @@ class SqliteReceivingStore implements ReceivingStore {
   }
 
   open(): Promise<void> {
-    this.#opening ??= this.#open();
+    // A failed opening (the server down, the file locked) is tried again by the next call.
+    this.#opening ??= this.#open().catch((error: unknown) => {
+      this.#opening = undefined;
+      throw error;
+    });
     return this.#opening;
   }
 

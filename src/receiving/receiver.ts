@@ -149,7 +149,10 @@ export class Receiver {
     });
     const { outcomes, failure } = await this.#config.store.open().then(
       () => this.#take(source, arrivals),
-      (error: unknown) => ({ outcomes: arrivals.map((): MessageOutcome => "left"), failure: toQueueError(error) }),
+      (error: unknown) => ({
+        outcomes: arrivals.map((): MessageOutcome => "left"),
+        failure: toQueueError(error),
+      }),
     );
     if (options.deliver ?? true)
       await this.#deliver(this.#config.clock.now()).catch((error) => this.#config.onError(error));

@@ -24,6 +24,20 @@ function recordingReceives(
   });
 }
 
+/** The default queue, read through a client that records its receives. */
+function recordedWarehouse(calls: unknown[][], during?: () => void) {
+  return (client: QueueClient) => [
+    {
+      name: "warehouse_queue",
+      client: recordingReceives(client, calls, during),
+      queue: "warehouse",
+      idAt: "id",
+      typeAt: "type",
+      events: [OrderShipped],
+    },
+  ];
+}
+
 /** A clock that moves only when a test sets it, and runs no timers: for budgets measured inside a tick. */
 class SteppedClock implements Clock {
   constructor(public time = Date.UTC(2026, 0, 1)) {}
@@ -42,16 +56,7 @@ describe.each(STORE_KINDS)("the tick ($name store)", (kind) => {
   it("asks each queue for 10 at a time without waiting, again while a batch comes back full", async () => {
     const calls: unknown[][] = [];
     const setup = await receiving(kind, {
-      queues: (client) => [
-        {
-          name: "warehouse_queue",
-          client: recordingReceives(client, calls),
-          queue: "warehouse",
-          idAt: "id",
-          typeAt: "type",
-          events: [OrderShipped],
-        },
-      ],
+      queues: recordedWarehouse(calls),
     });
     await setup.send(...orders(25));
     await setup.receiver.tick();
@@ -66,16 +71,7 @@ describe.each(STORE_KINDS)("the tick ($name store)", (kind) => {
   it("asks at most 10 times a tick; the rest waits for the next", async () => {
     const calls: unknown[][] = [];
     const setup = await receiving(kind, {
-      queues: (client) => [
-        {
-          name: "warehouse_queue",
-          client: recordingReceives(client, calls),
-          queue: "warehouse",
-          idAt: "id",
-          typeAt: "type",
-          events: [OrderShipped],
-        },
-      ],
+      queues: recordedWarehouse(calls),
     });
     await setup.send(...orders(150));
     await setup.receiver.tick();
@@ -91,18 +87,9 @@ describe.each(STORE_KINDS)("the tick ($name store)", (kind) => {
     const calls: unknown[][] = [];
     const setup = await receiving(kind, {
       receiver: { clock },
-      queues: (client) => [
-        {
-          name: "warehouse_queue",
-          client: recordingReceives(client, calls, () => {
-            clock.time += 400;
-          }),
-          queue: "warehouse",
-          idAt: "id",
-          typeAt: "type",
-          events: [OrderShipped],
-        },
-      ],
+      queues: recordedWarehouse(calls, () => {
+        clock.time += 400;
+      }),
     });
     await setup.send(...orders(60));
     await setup.receiver.tick({ budgetMs: 1_000 });

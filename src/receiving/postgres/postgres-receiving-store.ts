@@ -17,6 +17,7 @@ import type {
   ReceivingStore,
   RetriedMessage,
 } from "../stores/receiving-store.js";
+import { StoreLifecycle, schemaAction } from "../stores/store-lifecycle.js";
 import { type ReceivingStoreOptions, type TableNames, tableNames } from "../stores/store-options.js";
 import { postgresFailure } from "./pg-errors.js";
 import type { PgPool, PgPoolClient } from "./pg-pool.js";
@@ -47,8 +48,7 @@ class PostgresReceivingStore implements ReceivingStore {
   readonly #sql: PostgresStatements;
   readonly #begin: string;
   #pool: PgPool | undefined;
-  #opening: Promise<void> | undefined;
-  #closed = false;
+  readonly #lifecycle: StoreLifecycle;
 
   constructor(poolOrUrl: PgPool | string, options: PostgresReceivingStoreOptions) {
     if (typeof poolOrUrl === "string") {
@@ -68,19 +68,14 @@ class PostgresReceivingStore implements ReceivingStore {
     this.#sql = postgresStatements(this.#tables);
     // One round trip opens the transaction and bounds its waits.
     this.#begin = `BEGIN; SET LOCAL lock_timeout = ${lockTimeout}; SET LOCAL statement_timeout = ${statementTimeout}`;
+    this.#lifecycle = new StoreLifecycle(this.description, () => this.#open());
   }
 
   open(): Promise<void> {
-    // A failed opening (the server down, the file locked) is tried again by the next call.
-    this.#opening ??= this.#open().catch((error: unknown) => {
-      this.#opening = undefined;
-      throw error;
-    });
-    return this.#opening;
+    return this.#lifecycle.open();
   }
 
   async #open(): Promise<void> {
-    if (this.#closed) throw new QueueError("ClientClosed", `${this.description} is closed`);
     if (this.#given !== undefined) this.#pool = this.#given;
     else {
       const { default: pg } = await import("pg");
@@ -97,16 +92,11 @@ class PostgresReceivingStore implements ReceivingStore {
       ]);
       await client.query(`CREATE TABLE IF NOT EXISTS ${t.schemaVersion} (version integer NOT NULL)`);
       const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${t.schemaVersion}`);
-      const version = rows[0]?.version;
-      if (version !== undefined && version > POSTGRES_SCHEMA_VERSION)
-        throw new QueueError(
-          "Configuration",
-          `${this.description} has tables of schema version ${version}; this queue-runtime knows ${POSTGRES_SCHEMA_VERSION}: upgrade it`,
-        );
-      if (version === POSTGRES_SCHEMA_VERSION) return;
+      const action = schemaAction(this.description, rows[0]?.version, POSTGRES_SCHEMA_VERSION);
+      if (action === "current") return;
       await client.query(postgresSchema(t));
       await client.query(
-        version === undefined
+        action === "create"
           ? `INSERT INTO ${t.schemaVersion} (version) VALUES (${POSTGRES_SCHEMA_VERSION})`
           : `UPDATE ${t.schemaVersion} SET version = ${POSTGRES_SCHEMA_VERSION}`,
       );
@@ -214,9 +204,7 @@ class PostgresReceivingStore implements ReceivingStore {
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#opening?.catch(() => undefined);
+    if (!(await this.#lifecycle.close())) return;
     if (this.#given === undefined) await this.#pool?.end();
     this.#pool = undefined;
   }
@@ -273,7 +261,7 @@ class PostgresReceivingStore implements ReceivingStore {
   }
 
   #poolOrClosed(): PgPool {
-    if (this.#pool === undefined) throw new QueueError("ClientClosed", `${this.description} is closed`);
+    if (this.#pool === undefined) throw this.#lifecycle.closedError();
     return this.#pool;
   }
 }

@@ -13,6 +13,7 @@ import type {
   RetriedMessage,
 } from "../stores/receiving-store.js";
 import { storeRefused, storeUnavailable } from "../stores/store-errors.js";
+import { StoreLifecycle, schemaAction } from "../stores/store-lifecycle.js";
 import { type ReceivingStoreOptions, type TableNames, tableNames } from "../stores/store-options.js";
 import { SQLITE_SCHEMA_VERSION, sqliteSchema } from "./sqlite-schema.js";
 import { prepareReceivingStatements, type ReceivingStatements } from "./sqlite-statements.js";
@@ -43,8 +44,7 @@ class SqliteReceivingStore implements ReceivingStore {
   readonly #synchronous: "NORMAL" | "FULL";
   #db: BetterSqlite3.Database | undefined;
   #sql: ReceivingStatements | undefined;
-  #opening: Promise<void> | undefined;
-  #closed = false;
+  readonly #lifecycle: StoreLifecycle;
 
   constructor(path: string, options: SqliteReceivingStoreOptions) {
     if (typeof path !== "string" || path.length === 0)
@@ -63,19 +63,14 @@ class SqliteReceivingStore implements ReceivingStore {
     this.#busyTimeoutMs = busy;
     this.#synchronous = synchronous;
     this.description = `the receiving store (SQLite ${path})`;
+    this.#lifecycle = new StoreLifecycle(this.description, () => this.#open());
   }
 
   open(): Promise<void> {
-    // A failed opening (the server down, the file locked) is tried again by the next call.
-    this.#opening ??= this.#open().catch((error: unknown) => {
-      this.#opening = undefined;
-      throw error;
-    });
-    return this.#opening;
+    return this.#lifecycle.open();
   }
 
   async #open(): Promise<void> {
-    if (this.#closed) throw new QueueError("ClientClosed", `${this.description} is closed`);
     let db: BetterSqlite3.Database;
     try {
       db = new Database(this.#path);
@@ -104,14 +99,10 @@ class SqliteReceivingStore implements ReceivingStore {
     const version = this.#tables.schemaVersion;
     db.exec(`CREATE TABLE IF NOT EXISTS ${version} (version INTEGER NOT NULL)`);
     const row = db.prepare(`SELECT version FROM ${version}`).get() as { version: number } | undefined;
-    if (row !== undefined && row.version > SQLITE_SCHEMA_VERSION)
-      throw new QueueError(
-        "Configuration",
-        `${this.description} has tables of schema version ${row.version}; this queue-runtime knows ${SQLITE_SCHEMA_VERSION}: upgrade it`,
-      );
-    if (row?.version === SQLITE_SCHEMA_VERSION) return;
+    const action = schemaAction(this.description, row?.version, SQLITE_SCHEMA_VERSION);
+    if (action === "current") return;
     db.exec(sqliteSchema(this.#tables));
-    if (row === undefined)
+    if (action === "create")
       db.prepare(`INSERT INTO ${version} (version) VALUES (?)`).run(SQLITE_SCHEMA_VERSION);
     else db.prepare(`UPDATE ${version} SET version = ?`).run(SQLITE_SCHEMA_VERSION);
   }
@@ -163,8 +154,7 @@ class SqliteReceivingStore implements ReceivingStore {
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
-    await this.#opening?.catch(() => undefined);
+    await this.#lifecycle.close();
     this.#db?.close();
     this.#db = undefined;
     this.#sql = undefined;
@@ -172,7 +162,7 @@ class SqliteReceivingStore implements ReceivingStore {
 
   async #ready(): Promise<ReceivingStatements> {
     await this.open();
-    if (this.#sql === undefined) throw new QueueError("ClientClosed", `${this.description} is closed`);
+    if (this.#sql === undefined) throw this.#lifecycle.closedError();
     return this.#sql;
   }
 

@@ -6,8 +6,8 @@ import type { DeliveryContext } from "./options.js";
 import type { ResolvedSubscriber } from "./receiver-config.js";
 import type { ClaimedDelivery, DeliverySettlement, ReceivingStore } from "./stores/receiving-store.js";
 
-/** Deliveries claimed at a time. */
-const CLAIM_BATCH = 100;
+/** The least time a claim leaves for settling after its attempts' timeout. */
+const MIN_SETTLE_MS = 1_000;
 
 /** What running the due deliveries did. */
 export interface DeliveryRun {
@@ -38,8 +38,10 @@ export class DeliveryRunner {
     this.#clock = clock;
     this.#subscribers = subscribers;
     this.#concurrency = concurrency;
-    // A claim lasts as long as the longest attempt may: a worker that dies frees its deliveries then.
-    this.#claimMs = Math.max(0, ...[...subscribers.values()].map((subscriber) => subscriber.timeoutMs));
+    // A claim lasts twice the longest attempt: its attempts end within the first half, so a live
+    // worker settles within the claim; a worker that died frees its deliveries when it ends.
+    const longest = Math.max(0, ...[...subscribers.values()].map((subscriber) => subscriber.timeoutMs));
+    this.#claimMs = longest + Math.max(longest, MIN_SETTLE_MS);
   }
 
   /** Runs every delivery due now once: those attempted since `since` (this tick) wait for a later one. */
@@ -53,7 +55,9 @@ export class DeliveryRunner {
         subscribers,
         now,
         since,
-        limit: CLAIM_BATCH,
+        // No more than run at once, so that every attempt of a claim starts as it is claimed
+        // and ends (or times out) within the claim.
+        limit: this.#concurrency,
         claimedUntil: now + this.#claimMs,
       });
       const settlements = await this.#attemptAll(claimed);
@@ -62,22 +66,13 @@ export class DeliveryRunner {
       for (const settlement of settlements)
         if (settlement.outcome === "done") run.succeeded++;
         else if (settlement.outcome === "failed") run.failed++;
-      if (claimed.length < CLAIM_BATCH) return run;
+      if (claimed.length < this.#concurrency) return run;
     }
   }
 
-  /** Runs the attempts, `concurrency` at a time, in claim order. */
-  async #attemptAll(claimed: readonly ClaimedDelivery[]): Promise<DeliverySettlement[]> {
-    const settlements: DeliverySettlement[] = new Array(claimed.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < claimed.length) {
-        const index = next++;
-        settlements[index] = await this.#attempt(claimed[index]!);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.#concurrency, claimed.length) }, worker));
-    return settlements;
+  /** Runs the attempts of a claim, all at once. */
+  #attemptAll(claimed: readonly ClaimedDelivery[]): Promise<DeliverySettlement[]> {
+    return Promise.all(claimed.map((delivery) => this.#attempt(delivery)));
   }
 
   async #attempt(delivery: ClaimedDelivery): Promise<DeliverySettlement> {

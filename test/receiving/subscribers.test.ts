@@ -259,3 +259,125 @@ describe.each(STORE_KINDS)("subscribers ($name store)", (kind) => {
     expect(billing.handled.map((h) => h.context.eventId)).toEqual(["o-1"]);
   });
 });
+
+/** A gate a test opens: `wait()` resolves once `open()` is called. */
+function gate(): { wait: () => Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait: () => opened, open };
+}
+
+describe.each(STORE_KINDS)("claims of deliveries ($name store)", (kind) => {
+  it("ids are never used again: each event's delivery, and each parked message, has an id of its own", async () => {
+    const setup = await receiving(kind);
+    for (const id of ["a", "b", "c"]) {
+      await setup.send(orderShipped(id));
+      await setup.receiver.tick();
+    }
+    expect(new Set(setup.handled.map((h) => h.context.deliveryId)).size).toBe(3);
+    await setup.send("garbage 1");
+    await setup.receiver.tick();
+    const [first] = await setup.receiver.deliveries.list();
+    await setup.receiver.deliveries.retry(first!.id);
+    await setup.send(orderShipped("d", { orderId: 1 }));
+    await setup.receiver.tick();
+    const ids = (await setup.receiver.deliveries.list()).map((item) => item.id);
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+  });
+
+  it("no second worker runs a delivery while the first's attempt is under way", async () => {
+    const started: string[] = [];
+    const hold = gate();
+    const first = await receiving(kind, {
+      subscribers: () => [
+        {
+          name: "billing",
+          events: [OrderShipped],
+          timeoutMs: 10_000,
+          handle: async () => {
+            started.push("first");
+            await hold.wait();
+          },
+        },
+      ],
+    });
+    const second = await receiving(kind, {
+      testStore: first.store,
+      clock: first.clock,
+      subscribers: () => [
+        {
+          name: "billing",
+          events: [OrderShipped],
+          timeoutMs: 10_000,
+          handle: () => void started.push("second"),
+        },
+      ],
+    });
+    await first.send(orderShipped("o-1"));
+    const tick = first.receiver.tick();
+    await expect.poll(() => started.length).toBe(1);
+    await first.clock.advance(9_999);
+    await second.receiver.tick();
+    expect(started).toEqual(["first"]);
+    hold.open();
+    await tick;
+    await first.clock.advance(60_000);
+    await second.receiver.tick();
+    expect(started).toEqual(["first"]);
+  });
+
+  it("a settlement that comes after its claim ended never removes the delivery another worker claimed since", async () => {
+    const settle = gate();
+    const ran: string[] = [];
+    const secondRuns = gate();
+    const late = await receiving(kind, {
+      subscribers: () => [
+        { name: "billing", events: [OrderShipped], timeoutMs: 1_000, handle: () => void ran.push("late") },
+      ],
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, key) {
+            if (key === "settleDeliveries")
+              return async (...args: Parameters<typeof store.settleDeliveries>) => {
+                await settle.wait();
+                return target.settleDeliveries(...args);
+              };
+            const value = Reflect.get(target, key);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        }),
+    });
+    const other = await receiving(kind, {
+      testStore: late.store,
+      clock: late.clock,
+      subscribers: () => [
+        {
+          name: "billing",
+          events: [OrderShipped],
+          timeoutMs: 1_000,
+          handle: async () => {
+            ran.push("other");
+            await secondRuns.wait();
+          },
+        },
+      ],
+    });
+    await late.send(orderShipped("o-1"));
+    const lateTick = late.receiver.tick();
+    await expect.poll(() => ran.length).toBe(1);
+    // The late worker's claim ends while its settlement is held up; another worker claims the delivery.
+    await late.clock.advance(2_001);
+    const otherTick = other.receiver.tick();
+    await expect.poll(() => ran.length).toBe(2);
+    settle.open();
+    await lateTick;
+    expect(await late.store.query("SELECT id FROM qr_deliveries")).toHaveLength(1);
+    secondRuns.open();
+    await otherTick;
+    expect(await late.store.query("SELECT id FROM qr_deliveries")).toEqual([]);
+    expect(ran).toEqual(["late", "other"]);
+  });
+});

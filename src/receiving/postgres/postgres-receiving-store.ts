@@ -163,7 +163,7 @@ class PostgresReceivingStore implements ReceivingStore {
   async settleDeliveries(settlements: readonly DeliverySettlement[], now: number): Promise<void> {
     if (settlements.length === 0) return;
     await this.open();
-    const done = settlements.flatMap((s) => (s.outcome === "done" ? [s.deliveryId] : []));
+    const done = settlements.filter((s) => s.outcome === "done");
     const later = settlements.filter((s) => s.outcome !== "done");
     await this.#transaction(async (client) => {
       if (done.length > 0) await this.#drop(client, done);
@@ -176,11 +176,13 @@ class PostgresReceivingStore implements ReceivingStore {
     await this.#transaction(async (client) => {
       await client.query(this.#sql.forgetIds, [before]);
       await client.query(this.#sql.forgetParked, [before]);
-      const { rows } = await client.query<{ id: string }>(this.#sql.dismissedDeliveries, [before]);
+      const { rows } = await client.query<{ id: string; claim: number }>(this.#sql.dismissedDeliveries, [
+        before,
+      ]);
       if (rows.length > 0)
         await this.#drop(
           client,
-          rows.map((row) => Number(row.id)),
+          rows.map((row) => ({ deliveryId: Number(row.id), claim: row.claim })),
         );
     });
   }
@@ -209,11 +211,19 @@ class PostgresReceivingStore implements ReceivingStore {
     this.#pool = undefined;
   }
 
-  /** Deletes deliveries, and each outbox row with none left; outbox rows are locked in id order so that two settlers never deadlock. */
-  async #drop(client: PgPoolClient, deliveryIds: readonly number[]): Promise<void> {
-    await client.query(this.#sql.lockOutbox, [deliveryIds]);
+  /**
+   * Deletes deliveries still under these claims, and each outbox row with none left; outbox rows
+   * are locked in id order first, so that two settlers never deadlock.
+   */
+  async #drop(
+    client: PgPoolClient,
+    claimed: readonly { deliveryId: number; claim: number }[],
+  ): Promise<void> {
+    const ids = claimed.map((delivery) => delivery.deliveryId);
+    await client.query(this.#sql.lockOutbox, [ids]);
     const { rows } = await client.query<{ id: string; remaining: number }>(this.#sql.dropDeliveries, [
-      deliveryIds,
+      ids,
+      claimed.map((delivery) => delivery.claim),
     ]);
     const empty = rows.filter((row) => row.remaining <= 0).map((row) => row.id);
     if (empty.length > 0) await client.query(this.#sql.deleteOutbox, [empty]);

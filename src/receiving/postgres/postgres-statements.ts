@@ -113,8 +113,12 @@ export function postgresStatements(t: TableNames): PostgresStatements {
       SELECT o.id FROM ${t.outbox} o
       WHERE o.id IN (SELECT outbox_id FROM ${t.deliveries} WHERE id = ANY($1::bigint[]))
       ORDER BY o.id FOR UPDATE`,
+    // A delivery claimed again since (its claim moved on) is not this settlement's to delete.
     dropDeliveries: `
-      WITH gone AS (DELETE FROM ${t.deliveries} WHERE id = ANY($1::bigint[]) RETURNING outbox_id),
+      WITH gone AS (
+        DELETE FROM ${t.deliveries} d USING unnest($1::bigint[], $2::integer[]) AS s(id, claim)
+        WHERE d.id = s.id AND d.claim = s.claim RETURNING d.outbox_id
+      ),
       counts AS (SELECT outbox_id, count(*)::integer AS n FROM gone GROUP BY outbox_id)
       UPDATE ${t.outbox} o SET remaining = o.remaining - counts.n FROM counts
       WHERE o.id = counts.outbox_id RETURNING o.id, o.remaining`,
@@ -138,7 +142,7 @@ export function postgresStatements(t: TableNames): PostgresStatements {
     },
     forgetIds: `DELETE FROM ${t.receivedEvents} WHERE recorded_at < $1`,
     forgetParked: `DELETE FROM ${t.parkedMessages} WHERE status = 'dismissed' AND dismissed_at < $1`,
-    dismissedDeliveries: `SELECT id FROM ${t.deliveries} WHERE status = 'dismissed' AND dismissed_at < $1`,
+    dismissedDeliveries: `SELECT id, claim FROM ${t.deliveries} WHERE status = 'dismissed' AND dismissed_at < $1`,
     failedParked: `
       SELECT id, queue, reason, problems::text AS problems, event, type_at, body, failed_at FROM ${t.parkedMessages}
       WHERE status = 'failed' ORDER BY failed_at, id`,

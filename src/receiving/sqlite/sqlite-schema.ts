@@ -3,7 +3,11 @@ import type { TableNames } from "../stores/store-options.js";
 /** The schema version this code writes; older files are migrated forward, newer ones refused. */
 export const SQLITE_SCHEMA_VERSION = 1;
 
-/** The statements that create version 1 of the receiving tables. */
+/**
+ * The statements that create version 1 of the receiving tables. Ids are AUTOINCREMENT: an id an
+ * operator or a subscriber saw never names another row later, and a late settlement of a
+ * delivery can never reach one made since.
+ */
 export function sqliteSchema(t: TableNames): string {
   return `
     CREATE TABLE IF NOT EXISTS ${t.receivedEvents} (
@@ -15,7 +19,7 @@ export function sqliteSchema(t: TableNames): string {
     CREATE INDEX IF NOT EXISTS ${t.receivedEvents}_recorded_at ON ${t.receivedEvents} (recorded_at);
 
     CREATE TABLE IF NOT EXISTS ${t.outbox} (
-      id INTEGER PRIMARY KEY,
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
       queue TEXT NOT NULL,
       event_id TEXT NOT NULL,
       event TEXT NOT NULL,
@@ -25,7 +29,7 @@ export function sqliteSchema(t: TableNames): string {
     );
 
     CREATE TABLE IF NOT EXISTS ${t.deliveries} (
-      id INTEGER PRIMARY KEY,
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
       outbox_id INTEGER NOT NULL,
       subscriber TEXT NOT NULL,
       status TEXT NOT NULL CHECK (status IN ('pending', 'failed', 'dismissed')),
@@ -43,7 +47,7 @@ export function sqliteSchema(t: TableNames): string {
     CREATE INDEX IF NOT EXISTS ${t.deliveries}_dismissed ON ${t.deliveries} (dismissed_at) WHERE status = 'dismissed';
 
     CREATE TABLE IF NOT EXISTS ${t.parkedMessages} (
-      id INTEGER PRIMARY KEY,
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
       queue TEXT NOT NULL,
       body_hash TEXT NOT NULL,
       body BLOB NOT NULL,

@@ -75,7 +75,9 @@ export function prepareReceivingStatements(db: BetterSqlite3.Database, t: TableN
     `UPDATE ${t.deliveries} SET attempts = attempts + 1, claim = claim + 1, claimed_until = ?, attempted_at = ?
      WHERE id = ?`,
   );
-  const deleteDelivery = db.prepare(`DELETE FROM ${t.deliveries} WHERE id = ? RETURNING outbox_id`);
+  const deleteDelivery = db.prepare(
+    `DELETE FROM ${t.deliveries} WHERE id = ? AND claim = ? RETURNING outbox_id`,
+  );
   const releaseOutbox = db.prepare(
     `UPDATE ${t.outbox} SET remaining = remaining - 1 WHERE id = ? RETURNING remaining`,
   );
@@ -93,7 +95,7 @@ export function prepareReceivingStatements(db: BetterSqlite3.Database, t: TableN
     `DELETE FROM ${t.parkedMessages} WHERE status = 'dismissed' AND dismissed_at < ?`,
   );
   const dismissedDeliveries = db.prepare(
-    `SELECT id FROM ${t.deliveries} WHERE status = 'dismissed' AND dismissed_at < ?`,
+    `SELECT id, claim FROM ${t.deliveries} WHERE status = 'dismissed' AND dismissed_at < ?`,
   );
   const failedParked = db.prepare(
     `SELECT id, queue, reason, problems, event, type_at, body, failed_at FROM ${t.parkedMessages}
@@ -105,9 +107,9 @@ export function prepareReceivingStatements(db: BetterSqlite3.Database, t: TableN
      WHERE d.status = 'failed' ORDER BY d.failed_at, d.id`,
   );
 
-  /** Deletes a delivery, and its outbox row once no delivery of it is left. */
-  const drop = (deliveryId: number) => {
-    const gone = deleteDelivery.get(deliveryId) as { outbox_id: number } | undefined;
+  /** Deletes a delivery unless claimed again since, and its outbox row once no delivery of it is left. */
+  const drop = (deliveryId: number, claim: number) => {
+    const gone = deleteDelivery.get(deliveryId, claim) as { outbox_id: number } | undefined;
     if (gone === undefined) return;
     const left = releaseOutbox.get(gone.outbox_id) as { remaining: number } | undefined;
     if (left !== undefined && left.remaining <= 0) deleteOutbox.run(gone.outbox_id);
@@ -176,7 +178,7 @@ export function prepareReceivingStatements(db: BetterSqlite3.Database, t: TableN
     }),
     settle: db.transaction((settlements: readonly DeliverySettlement[], now: number) => {
       for (const settlement of settlements) {
-        if (settlement.outcome === "done") drop(settlement.deliveryId);
+        if (settlement.outcome === "done") drop(settlement.deliveryId, settlement.claim);
         else if (settlement.outcome === "retry")
           retryLater.run(settlement.dueAt, settlement.error, settlement.deliveryId, settlement.claim);
         else markFailed.run(now, settlement.error, settlement.deliveryId, settlement.claim);
@@ -185,7 +187,8 @@ export function prepareReceivingStatements(db: BetterSqlite3.Database, t: TableN
     expire: db.transaction((before: number) => {
       forgetIds.run(before);
       forgetParked.run(before);
-      for (const row of dismissedDeliveries.all(before) as { id: number }[]) drop(row.id);
+      for (const row of dismissedDeliveries.all(before) as { id: number; claim: number }[])
+        drop(row.id, row.claim);
     }),
     failed: db.transaction(() =>
       byFailure(

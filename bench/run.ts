@@ -12,6 +12,7 @@ const suites: BenchSuite[] = [
   { name: "sqs-server", run: async () => (await import("./sqs-server.bench.js")).run() },
   { name: "sqs-provider", run: async () => (await import("./sqs-provider.bench.js")).run() },
   { name: "processing", run: async () => (await import("./processing.bench.js")).run() },
+  { name: "receiving", run: async () => (await import("./receiving.bench.js")).run() },
 ];
 
 const wanted = process.argv.slice(2);

@@ -6,7 +6,9 @@ import type { DeliveryContext } from "./options.js";
 import type { ResolvedSubscriber } from "./receiver-config.js";
 import type { ClaimedDelivery, DeliverySettlement, ReceivingStore } from "./stores/receiving-store.js";
 
-/** The least time a claim leaves for settling after its attempts' timeout. */
+/** Deliveries claimed (and settled) together: one claim and one settlement per this many. */
+const CLAIM_BATCH = 100;
+/** The least time a claim leaves for settling after an attempt's timeout. */
 const MIN_SETTLE_MS = 1_000;
 
 /** What running the due deliveries did. */
@@ -18,8 +20,10 @@ export interface DeliveryRun {
 
 /**
  * Runs subscribers from the outbox: claims the deliveries that are due (so that no other worker
- * runs them meanwhile), runs each attempt with its timeout, and settles the batch: done, again
- * after a backoff, or failed for good once its attempts are spent.
+ * runs them meanwhile), runs them `concurrency` at a time, each with its timeout, and settles the
+ * claim: done, again after a backoff, or failed for good once its attempts are spent. An attempt
+ * starts only while its claim leaves room for it to time out and be settled; the rest of a claim
+ * is released, due as before, for the next tick.
  */
 export class DeliveryRunner {
   readonly #store: ReceivingStore;
@@ -38,10 +42,10 @@ export class DeliveryRunner {
     this.#clock = clock;
     this.#subscribers = subscribers;
     this.#concurrency = concurrency;
-    // A claim lasts twice the longest attempt: its attempts end within the first half, so a live
-    // worker settles within the claim; a worker that died frees its deliveries when it ends.
+    // Attempts may start during the claim's first `longest` ms, and each ends (or times out) within
+    // `longest` more, leaving MIN_SETTLE_MS to settle. A worker that died frees its deliveries then.
     const longest = Math.max(0, ...[...subscribers.values()].map((subscriber) => subscriber.timeoutMs));
-    this.#claimMs = longest + Math.max(longest, MIN_SETTLE_MS);
+    this.#claimMs = 2 * longest + MIN_SETTLE_MS;
   }
 
   /** Runs every delivery due now once: those attempted since `since` (this tick) wait for a later one. */
@@ -51,32 +55,48 @@ export class DeliveryRunner {
     const subscribers = [...this.#subscribers.keys()];
     for (;;) {
       const now = this.#clock.now();
+      const claimedUntil = now + this.#claimMs;
       const claimed = await this.#store.claimDeliveries({
         subscribers,
         now,
         since,
-        // No more than run at once, so that every attempt of a claim starts as it is claimed
-        // and ends (or times out) within the claim.
-        limit: this.#concurrency,
-        claimedUntil: now + this.#claimMs,
+        limit: CLAIM_BATCH,
+        claimedUntil,
       });
-      const settlements = await this.#attemptAll(claimed);
+      const settlements = await this.#attemptAll(claimed, claimedUntil);
       await this.#store.settleDeliveries(settlements, this.#clock.now());
-      run.attempted += claimed.length;
-      for (const settlement of settlements)
+      for (const settlement of settlements) {
+        if (settlement.outcome !== "released") run.attempted++;
         if (settlement.outcome === "done") run.succeeded++;
         else if (settlement.outcome === "failed") run.failed++;
-      if (claimed.length < this.#concurrency) return run;
+      }
+      if (claimed.length < CLAIM_BATCH || settlements.some((s) => s.outcome === "released")) return run;
     }
   }
 
-  /** Runs the attempts of a claim, all at once. */
-  #attemptAll(claimed: readonly ClaimedDelivery[]): Promise<DeliverySettlement[]> {
-    return Promise.all(claimed.map((delivery) => this.#attempt(delivery)));
+  /** Runs a claim's attempts `concurrency` at a time, in claim order. */
+  async #attemptAll(
+    claimed: readonly ClaimedDelivery[],
+    claimedUntil: number,
+  ): Promise<DeliverySettlement[]> {
+    const settlements: DeliverySettlement[] = new Array(claimed.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < claimed.length) {
+        const index = next++;
+        const delivery = claimed[index]!;
+        const subscriber = this.#subscribers.get(delivery.subscriber)!;
+        settlements[index] =
+          this.#clock.now() + subscriber.timeoutMs + MIN_SETTLE_MS > claimedUntil
+            ? { deliveryId: delivery.deliveryId, claim: delivery.claim, outcome: "released" }
+            : await this.#attempt(subscriber, delivery);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.#concurrency, claimed.length) }, worker));
+    return settlements;
   }
 
-  async #attempt(delivery: ClaimedDelivery): Promise<DeliverySettlement> {
-    const subscriber = this.#subscribers.get(delivery.subscriber)!;
+  async #attempt(subscriber: ResolvedSubscriber, delivery: ClaimedDelivery): Promise<DeliverySettlement> {
     const { deliveryId, claim } = delivery;
     const error = await this.#run(subscriber, delivery);
     if (error === undefined) return { deliveryId, claim, outcome: "done" };
@@ -89,11 +109,13 @@ export class DeliveryRunner {
 
   /** Runs one attempt; resolves nothing on success, else the failure's code (never its message). */
   async #run(subscriber: ResolvedSubscriber, delivery: ClaimedDelivery): Promise<string | undefined> {
-    const controller = new AbortController();
+    // Made when the subscriber first reads its signal (or the time is up): most never do.
+    let controller: AbortController | undefined;
     let timer: { cancel(): void } | undefined;
     const timedOut = new Promise<string>((resolve) => {
       timer = this.#clock.setTimer(
         () => {
+          controller ??= new AbortController();
           controller.abort(
             new QueueError(
               "Timeout",
@@ -112,7 +134,10 @@ export class DeliveryRunner {
       eventName: delivery.event,
       eventId: delivery.eventId,
       queue: delivery.queue,
-      signal: controller.signal,
+      get signal() {
+        controller ??= new AbortController();
+        return controller.signal;
+      },
     };
     const attempt = (async () => {
       try {

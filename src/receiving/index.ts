@@ -5,7 +5,7 @@ export { defineEvent } from "./events.js";
 export type { MessageOutcome } from "./intake.js";
 export type { DeliveryContext, QueueSource, ReceiverOptions, Subscriber } from "./options.js";
 export { defineSubscriber } from "./options.js";
-export type { PgPool, PgPoolClient, PgResult } from "./postgres/pg-pool.js";
+export type { PgPool, PgPoolClient, PgQuery, PgResult } from "./postgres/pg-pool.js";
 export type { PostgresReceivingStoreOptions } from "./postgres/postgres-receiving-store.js";
 export { postgresStore } from "./postgres/postgres-receiving-store.js";
 export type { ParkReason, Problem } from "./problems.js";

@@ -5,6 +5,7 @@ import type { QueueClient } from "../../src/index.js";
 import {
   type PgPool,
   type PgPoolClient,
+  type PgQuery,
   type PgResult,
   postgresStore,
   type ReceivingStore,
@@ -47,19 +48,23 @@ function loggingCompletions(client: QueueClient, log: string[]): QueueClient {
 /** A pool whose first connection to insert into received_events is terminated by the server just before. */
 function terminatedBeforeInsert(pool: pg.Pool): PgPool {
   let killed = false;
+  const run = <Row>(on: pg.Pool | pg.PoolClient, query: string | PgQuery, values?: unknown[]) =>
+    (typeof query === "string" ? on.query(query, values) : on.query(query)) as unknown as Promise<
+      PgResult<Row>
+    >;
   return {
-    query: <Row>(text: string, values?: unknown[]) =>
-      pool.query(text, values) as unknown as Promise<PgResult<Row>>,
+    query: (query, values) => run(pool, query, values),
     end: () => pool.end(),
     async connect(): Promise<PgPoolClient> {
       const client = await pool.connect();
       return {
-        async query<Row>(text: string, values?: unknown[]) {
+        async query(query, values) {
+          const text = typeof query === "string" ? query : query.text;
           if (!killed && text.includes("INSERT INTO qr_received_events")) {
             killed = true;
             await client.query("SELECT pg_terminate_backend(pg_backend_pid())").catch(() => undefined);
           }
-          return (await client.query(text, values)) as unknown as PgResult<Row>;
+          return run(client, query, values);
         },
         release: (error) => client.release(error),
         on: (event, listener) => client.on(event, listener),

@@ -369,7 +369,8 @@ describe.each(STORE_KINDS)("claims of deliveries ($name store)", (kind) => {
     const lateTick = late.receiver.tick();
     await expect.poll(() => ran.length).toBe(1);
     // The late worker's claim ends while its settlement is held up; another worker claims the delivery.
-    await late.clock.advance(2_001);
+    // A claim lasts twice the attempt's timeout and a second for settling: 3 s here.
+    await late.clock.advance(3_001);
     const otherTick = other.receiver.tick();
     await expect.poll(() => ran.length).toBe(2);
     settle.open();
@@ -379,5 +380,42 @@ describe.each(STORE_KINDS)("claims of deliveries ($name store)", (kind) => {
     await otherTick;
     expect(await late.store.query("SELECT id FROM qr_deliveries")).toEqual([]);
     expect(ran).toEqual(["late", "other"]);
+  });
+});
+
+describe.each(STORE_KINDS)("a claim's time ($name store)", (kind) => {
+  it("starts an attempt only while its claim leaves room for it; the rest is released, unattempted, for the next tick", async () => {
+    // Time moves only when an attempt moves it: each takes 600 ms of a 1 000 ms timeout.
+    let time = Date.UTC(2026, 0, 1);
+    const clock = { now: () => time, setTimer: () => ({ cancel: () => undefined }) };
+    const attempts: number[] = [];
+    const setup = await receiving(kind, {
+      receiver: { clock, concurrency: 1 },
+      subscribers: () => [
+        {
+          name: "billing",
+          events: [OrderShipped],
+          timeoutMs: 1_000,
+          handle: (_event, context) => {
+            attempts.push(context.attempt);
+            time += 600;
+          },
+        },
+      ],
+    });
+    await setup.send(...Array.from({ length: 5 }, (_, i) => orderShipped(i)));
+    // A claim lasts 3 s: attempts start while 2 s (a timeout and a second to settle) remain.
+    await setup.receiver.tick();
+    expect(attempts).toEqual([1, 1]);
+    const released = await setup.store.query("SELECT attempts, claimed_until FROM qr_deliveries ORDER BY id");
+    expect(released.map((row) => [Number(row.attempts), Number(row.claimed_until)])).toEqual([
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ]);
+    await setup.receiver.tick();
+    await setup.receiver.tick();
+    expect(attempts).toEqual([1, 1, 1, 1, 1]);
+    expect(await setup.store.query("SELECT id FROM qr_deliveries")).toEqual([]);
   });
 });

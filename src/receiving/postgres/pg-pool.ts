@@ -1,6 +1,13 @@
 // The few members of node-postgres that the store uses, so that our types do not require
 // @types/pg of an application that passes its own pg.Pool.
 
+/** A statement to run: named statements are prepared once per connection and planned once. */
+export interface PgQuery {
+  readonly name?: string;
+  readonly text: string;
+  readonly values?: unknown[];
+}
+
 /** A query's answer. */
 export interface PgResult<Row> {
   readonly rows: Row[];
@@ -9,7 +16,7 @@ export interface PgResult<Row> {
 
 /** A connection checked out of a pool. */
 export interface PgPoolClient {
-  query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PgResult<Row>>;
+  query<Row = Record<string, unknown>>(query: string | PgQuery, values?: unknown[]): Promise<PgResult<Row>>;
   /** Returns the connection; with an error, the pool discards it instead. */
   release(error?: Error | boolean): void;
   on(event: "error", listener: (error: Error) => void): unknown;
@@ -19,6 +26,6 @@ export interface PgPoolClient {
 /** A `pg.Pool`, or anything shaped like one. */
 export interface PgPool {
   connect(): Promise<PgPoolClient>;
-  query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PgResult<Row>>;
+  query<Row = Record<string, unknown>>(query: string | PgQuery, values?: unknown[]): Promise<PgResult<Row>>;
   end(): Promise<void>;
 }

@@ -20,7 +20,7 @@ import type {
 import { StoreLifecycle, schemaAction } from "../stores/store-lifecycle.js";
 import { type ReceivingStoreOptions, type TableNames, tableNames } from "../stores/store-options.js";
 import { postgresFailure } from "./pg-errors.js";
-import type { PgPool, PgPoolClient } from "./pg-pool.js";
+import type { PgPool, PgPoolClient, PgQuery } from "./pg-pool.js";
 import { POSTGRES_SCHEMA_VERSION, postgresSchema } from "./postgres-schema.js";
 import { type PostgresStatements, postgresStatements } from "./postgres-statements.js";
 
@@ -30,6 +30,12 @@ export interface PostgresReceivingStoreOptions extends ReceivingStoreOptions {
   readonly lockTimeoutMs?: number;
   /** How long one statement may run (default 15 000 ms). */
   readonly statementTimeoutMs?: number;
+  /**
+   * Name the store's statements so that each connection prepares and plans them once (default
+   * true). Turn it off behind a pooler that cannot keep them (PgBouncer in transaction mode
+   * before 1.21).
+   */
+  readonly preparedStatements?: boolean;
 }
 
 /** A receiving store in PostgreSQL: a `pg.Pool` used as given (its `search_path` respected), or a URL for a pool of its own. */
@@ -65,7 +71,10 @@ class PostgresReceivingStore implements ReceivingStore {
     const lockTimeout = milliseconds("lockTimeoutMs", options.lockTimeoutMs ?? 5_000);
     const statementTimeout = milliseconds("statementTimeoutMs", options.statementTimeoutMs ?? 15_000);
     this.#tables = tableNames(options);
-    this.#sql = postgresStatements(this.#tables);
+    const prepared = options.preparedStatements ?? true;
+    if (typeof prepared !== "boolean")
+      throw new QueueError("Configuration", "preparedStatements must be true or false");
+    this.#sql = postgresStatements(this.#tables, prepared);
     // One round trip opens the transaction and bounds its waits.
     this.#begin = `BEGIN; SET LOCAL lock_timeout = ${lockTimeout}; SET LOCAL statement_timeout = ${statementTimeout}`;
     this.#lifecycle = new StoreLifecycle(this.description, () => this.#open());
@@ -110,17 +119,18 @@ class PostgresReceivingStore implements ReceivingStore {
       let outcomes: KeepOutcome[] = [];
       if (commit.keep.length > 0) {
         const parked = commit.keep.flatMap((event) => (event.parkedId === undefined ? [] : [event.parkedId]));
-        if (parked.length > 0) await client.query(sql.deleteParked, [parked]);
-        const { rows } = await client.query<{ queue: string; id: string }>(
-          sql.keep,
-          sql.keepValues(commit.keep, now),
-        );
+        if (parked.length > 0) await client.query({ ...sql.deleteParked, values: [parked] });
+        const { rows } = await client.query<{ queue: string; id: string }>({
+          ...sql.keep,
+          values: sql.keepValues(commit.keep, now),
+        });
         const recorded = new Set(rows.map((row) => `${row.queue}\u0000${row.id}`));
         outcomes = commit.keep.map((event) =>
           recorded.has(`${event.queue}\u0000${event.id}`) ? "kept" : "repeat",
         );
       }
-      if (commit.park.length > 0) await client.query(sql.park, sql.parkValues(commit.park, now));
+      if (commit.park.length > 0)
+        await client.query({ ...sql.park, values: sql.parkValues(commit.park, now) });
       return outcomes;
     });
   }
@@ -167,18 +177,20 @@ class PostgresReceivingStore implements ReceivingStore {
     const later = settlements.filter((s) => s.outcome !== "done");
     await this.#transaction(async (client) => {
       if (done.length > 0) await this.#drop(client, done);
-      if (later.length > 0) await client.query(this.#sql.reschedule, this.#sql.rescheduleValues(later, now));
+      if (later.length > 0)
+        await client.query({ ...this.#sql.reschedule, values: this.#sql.rescheduleValues(later, now) });
     });
   }
 
   async expire(before: number): Promise<void> {
     await this.open();
     await this.#transaction(async (client) => {
-      await client.query(this.#sql.forgetIds, [before]);
-      await client.query(this.#sql.forgetParked, [before]);
-      const { rows } = await client.query<{ id: string; claim: number }>(this.#sql.dismissedDeliveries, [
-        before,
-      ]);
+      await client.query({ ...this.#sql.forgetIds, values: [before] });
+      await client.query({ ...this.#sql.forgetParked, values: [before] });
+      const { rows } = await client.query<{ id: string; claim: number }>({
+        ...this.#sql.dismissedDeliveries,
+        values: [before],
+      });
       if (rows.length > 0)
         await this.#drop(
           client,
@@ -220,20 +232,18 @@ class PostgresReceivingStore implements ReceivingStore {
     claimed: readonly { deliveryId: number; claim: number }[],
   ): Promise<void> {
     const ids = claimed.map((delivery) => delivery.deliveryId);
-    await client.query(this.#sql.lockOutbox, [ids]);
-    const { rows } = await client.query<{ id: string; remaining: number }>(this.#sql.dropDeliveries, [
-      ids,
-      claimed.map((delivery) => delivery.claim),
-    ]);
-    const empty = rows.filter((row) => row.remaining <= 0).map((row) => row.id);
-    if (empty.length > 0) await client.query(this.#sql.deleteOutbox, [empty]);
+    await client.query({ ...this.#sql.lockOutbox, values: [ids] });
+    await client.query({
+      ...this.#sql.dropDeliveries,
+      values: [ids, claimed.map((delivery) => delivery.claim)],
+    });
   }
 
-  async #query<Row>(text: string, values?: unknown[]): Promise<{ rows: Row[]; rowCount: number | null }> {
+  async #query<Row>(query: PgQuery, values?: unknown[]): Promise<{ rows: Row[]; rowCount: number | null }> {
     await this.open();
     const pool = this.#poolOrClosed();
     try {
-      return await pool.query<Row>(text, values);
+      return await pool.query<Row>(values === undefined ? query : { ...query, values });
     } catch (error) {
       throw postgresFailure(this.description, error);
     }

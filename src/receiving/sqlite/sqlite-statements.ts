@@ -78,10 +78,12 @@ export function prepareReceivingStatements(db: BetterSqlite3.Database, t: TableN
   const deleteDelivery = db.prepare(
     `DELETE FROM ${t.deliveries} WHERE id = ? AND claim = ? RETURNING outbox_id`,
   );
-  const releaseOutbox = db.prepare(
-    `UPDATE ${t.outbox} SET remaining = remaining - 1 WHERE id = ? RETURNING remaining`,
+  const deleteLastOfOutbox = db.prepare(`DELETE FROM ${t.outbox} WHERE id = ? AND remaining <= 1`);
+  const releaseOutbox = db.prepare(`UPDATE ${t.outbox} SET remaining = remaining - 1 WHERE id = ?`);
+  const releaseClaim = db.prepare(
+    `UPDATE ${t.deliveries} SET claimed_until = 0, attempts = attempts - 1
+     WHERE id = ? AND claim = ? AND status = 'pending'`,
   );
-  const deleteOutbox = db.prepare(`DELETE FROM ${t.outbox} WHERE id = ?`);
   const retryLater = db.prepare(
     `UPDATE ${t.deliveries} SET due_at = ?, claimed_until = 0, last_error = ?
      WHERE id = ? AND claim = ? AND status = 'pending'`,
@@ -111,8 +113,7 @@ export function prepareReceivingStatements(db: BetterSqlite3.Database, t: TableN
   const drop = (deliveryId: number, claim: number) => {
     const gone = deleteDelivery.get(deliveryId, claim) as { outbox_id: number } | undefined;
     if (gone === undefined) return;
-    const left = releaseOutbox.get(gone.outbox_id) as { remaining: number } | undefined;
-    if (left !== undefined && left.remaining <= 0) deleteOutbox.run(gone.outbox_id);
+    if (deleteLastOfOutbox.run(gone.outbox_id).changes === 0) releaseOutbox.run(gone.outbox_id);
   };
 
   return {
@@ -179,6 +180,7 @@ export function prepareReceivingStatements(db: BetterSqlite3.Database, t: TableN
     settle: db.transaction((settlements: readonly DeliverySettlement[], now: number) => {
       for (const settlement of settlements) {
         if (settlement.outcome === "done") drop(settlement.deliveryId, settlement.claim);
+        else if (settlement.outcome === "released") releaseClaim.run(settlement.deliveryId, settlement.claim);
         else if (settlement.outcome === "retry")
           retryLater.run(settlement.dueAt, settlement.error, settlement.deliveryId, settlement.claim);
         else markFailed.run(now, settlement.error, settlement.deliveryId, settlement.claim);

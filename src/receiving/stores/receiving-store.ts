@@ -67,9 +67,13 @@ export interface ClaimedDelivery {
   readonly claim: number;
 }
 
-/** How an attempt ended: done (the delivery is removed), again later, or failed for good. */
+/**
+ * How an attempt ended: done (the delivery is removed), again later, or failed for good; or,
+ * `released`, that it never started (its claim had too little time left) and is due as before.
+ */
 export type DeliverySettlement =
   | { readonly deliveryId: number; readonly claim: number; readonly outcome: "done" }
+  | { readonly deliveryId: number; readonly claim: number; readonly outcome: "released" }
   | {
       readonly deliveryId: number;
       readonly claim: number;

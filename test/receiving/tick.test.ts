@@ -142,7 +142,7 @@ describe.each(STORE_KINDS)("the tick ($name store)", (kind) => {
     const setup = await receiving(kind);
     await setup.send(...orders(250));
     setup.receiver.start();
-    await expect.poll(() => setup.handled.length, { timeout: 10_000 }).toBe(250);
+    await expect.poll(() => setup.handled.length).toBe(250);
     await setup.receiver.close();
   });
 

@@ -3,7 +3,13 @@ export { Deliveries, LABEL_SEPARATOR } from "./deliveries.js";
 export type { EventDefinition, EventOptions, EventValue } from "./events.js";
 export { defineEvent } from "./events.js";
 export type { MessageOutcome } from "./intake.js";
-export type { DeliveryContext, QueueSource, ReceiverOptions, Subscriber } from "./options.js";
+export type {
+  DeliveryContext,
+  QueueSource,
+  ReceiverOptions,
+  SubscribedEvents,
+  Subscriber,
+} from "./options.js";
 export { defineSubscriber } from "./options.js";
 export type { PgPool, PgPoolClient, PgQuery, PgResult } from "./postgres/pg-pool.js";
 export type { PostgresReceivingStoreOptions } from "./postgres/postgres-receiving-store.js";

@@ -48,12 +48,16 @@ export interface Subscriber<Events extends readonly EventDefinition[] = readonly
   readonly timeoutMs?: number;
 }
 
+/** The events of each subscriber of a receiver, in order: how each `handle` gets its event's type. */
+export type SubscribedEvents = readonly (readonly EventDefinition[])[];
+
 /** Everything a {@link Receiver} is made of. */
-export interface ReceiverOptions {
+export interface ReceiverOptions<Subscribed extends SubscribedEvents = SubscribedEvents> {
   /** Where events, outbox, deliveries and parked messages are kept: `sqliteStore(path)` or `postgresStore(pool)`. */
   readonly store: ReceivingStore;
   readonly queues: readonly QueueSource[];
-  readonly subscribers?: readonly Subscriber[];
+  /** Each subscriber's `handle` is typed by its own `events`. */
+  readonly subscribers?: { readonly [K in keyof Subscribed]: Subscriber<Subscribed[K]> };
   /** The time for retention, backoff, the tick's budget and the started receiver's interval (default: the system clock). */
   readonly clock?: Clock;
   /** How often a started receiver ticks (default 1 000 ms, at most 10 000). */

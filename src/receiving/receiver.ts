@@ -5,7 +5,7 @@ import { bodyBytes } from "../core/message.js";
 import { Deliveries } from "./deliveries.js";
 import { DeliveryRunner } from "./delivery-runner.js";
 import { type Arrival, Intake, type MessageOutcome } from "./intake.js";
-import type { ReceiverOptions } from "./options.js";
+import type { ReceiverOptions, SubscribedEvents } from "./options.js";
 import { type ResolvedQueue, type ResolvedReceiver, resolveReceiver } from "./receiver-config.js";
 
 /** How long recorded ids and dismissed items are kept: 30 days. */
@@ -57,7 +57,7 @@ export interface ReceiverMetrics {
  * a message that cannot become an event is parked whole for an operator. Subscribers run from
  * the outbox with retries.
  */
-export class Receiver {
+export class Receiver<const Subscribed extends SubscribedEvents = SubscribedEvents> {
   /** Failed deliveries and parked messages, to list, retry and dismiss. */
   readonly deliveries: Deliveries;
   readonly #config: ResolvedReceiver;
@@ -83,8 +83,8 @@ export class Receiver {
   #closed: Promise<void> | undefined;
 
   /** Checks the options (a `Configuration` error names the rule broken); opens nothing until the first tick. */
-  constructor(options: ReceiverOptions) {
-    this.#config = resolveReceiver(options);
+  constructor(options: ReceiverOptions<Subscribed>) {
+    this.#config = resolveReceiver(options as ReceiverOptions);
     const { store, clock, subscribers, subscribersOf, concurrency } = this.#config;
     this.#intake = new Intake(store, clock, subscribersOf);
     this.#runner = new DeliveryRunner(store, clock, subscribers, concurrency);

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { createClient } from "../../src/index.js";
 import {
@@ -222,5 +222,29 @@ describe("postgresStore's pool", () => {
     await setup.receiver.tick();
     await setup.receiver.close();
     expect((await setup.store.pool!.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe("types", () => {
+  it("each subscriber's handle gets the output type of its own events", () => {
+    type Shipped = { orderId: string; lines: { sku: string; quantity: number }[] };
+    type Invoice = { invoiceId: string; amount: number };
+    const receiver = new Receiver({
+      store,
+      queues: [{ name: "q", client, idAt: "id", typeAt: "type", events: [OrderShipped, InvoiceSent] }],
+      subscribers: [
+        {
+          name: "shipping",
+          events: [OrderShipped],
+          handle: (event) => void expectTypeOf(event).toEqualTypeOf<Shipped>(),
+        },
+        {
+          name: "both",
+          events: [OrderShipped, InvoiceSent],
+          handle: (event) => void expectTypeOf(event).toEqualTypeOf<Shipped | Invoice>(),
+        },
+      ],
+    });
+    expect(receiver).toBeInstanceOf(Receiver);
   });
 });

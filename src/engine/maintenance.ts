@@ -1,5 +1,6 @@
 import type { EngineContext } from "./context.js";
 import { DEAD_LETTER_REASONS, dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
+import { DEFERRED_UNTIL, isDeferredLock } from "./deferral-marks.js";
 import type { GroupRecord, MessageLock, QueueRecord } from "./records.js";
 
 /** The most due or expired messages one call handles, so a single receive never stalls on a backlog. */
@@ -32,8 +33,10 @@ export function release(
   if (message.expiresAt !== null && message.expiresAt <= now) {
     dropOrDeadLetter(context, queue, message, DEAD_LETTER_REASONS.expired);
   } else {
-    message.state = visibleAt > now ? "delayed" : "ready";
-    message.visibleAt = visibleAt;
+    // A deferred message taken by its sequence number goes back to deferral, not to the queue.
+    const deferred = isDeferredLock(message.lockToken);
+    message.state = deferred || visibleAt > now ? "delayed" : "ready";
+    message.visibleAt = deferred ? DEFERRED_UNTIL : visibleAt;
     context.store.updateMessage(queue.name, message);
   }
   releaseGroupIfIdle(context, queue, message.sessionId, now);

@@ -3,6 +3,7 @@ import { type Clock, systemClock } from "../core/clock.js";
 import { QueueError } from "../core/errors.js";
 import { type EngineContext, requireQueue, tokenSource } from "./context.js";
 import { type RedriveOptions, redrive } from "./dead-letters.js";
+import { cancelScheduled, defer, receiveDeferred } from "./deferral.js";
 import { type EngineMessage, receive, type SendOutcome, send } from "./delivery.js";
 import { maintain } from "./maintenance.js";
 import { type EngineDefaults, queueInfo, queueRecord, resolveEngineDefaults } from "./queue-settings.js";
@@ -122,6 +123,32 @@ export class QueueEngine {
   /** Releases a lock; the message is delivered again after `delayMs`. */
   abandon(lock: LockReference, delayMs = 0): void {
     abandon(this.#context, lock, delayMs);
+  }
+
+  /** Sets a locked message aside until it is asked for by its sequence number (Service Bus's defer). */
+  defer(lock: LockReference): void {
+    defer(this.#context, lock);
+  }
+
+  /** Locks deferred messages by sequence number; a number that is not one fails with `MessageNotFound`. */
+  receiveDeferred<T>(
+    queue: string,
+    seqs: readonly number[],
+    deliver: Deliver<T>,
+    lockDurationMs?: number,
+  ): T[] {
+    return receiveDeferred(this.#context, queue, seqs, lockDurationMs).map(deliver);
+  }
+
+  /** Removes delayed messages not yet delivered; resolves how many went. */
+  cancelScheduled(queue: string, seqs: readonly number[]): number {
+    return cancelScheduled(this.#context, queue, seqs);
+  }
+
+  /** Up to `max` messages from sequence number `fromSeq` on, in order, whatever their state; nothing changes. */
+  peek(queue: string, fromSeq: number, max: number): MessageRecord[] {
+    const { store } = this.#context;
+    return store.transaction(() => store.peekMessages(this.#queue(queue).name, fromSeq, max));
   }
 
   /** Moves a locked message to the dead-letter queue. */

@@ -20,7 +20,7 @@ export interface SettleOptions {
 }
 
 /** The message a receipt's lock refers to, failing with `InvalidReceipt` when that lock is gone. */
-function lockedMessage(
+export function lockedMessage(
   context: EngineContext,
   lock: LockReference,
   now: number,

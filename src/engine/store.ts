@@ -51,6 +51,8 @@ export interface QueueStore {
   /** Removes every message of a queue; returns how many. */
   purgeMessages(queue: string): number;
 
+  /** Up to `limit` messages of any state from sequence number `fromSeq` on, lowest first (a peek: nothing changes). */
+  peekMessages(queue: string, fromSeq: number, limit: number): MessageRecord[];
   /** Up to `limit` ready messages of a standard queue, lowest sequence first. */
   readyMessages(queue: string, limit: number): MessageRecord[];
   /** Up to `limit` ready messages of one group, lowest sequence first. */

@@ -156,6 +156,10 @@ export class JournalStore implements QueueStore {
     return purged;
   }
 
+  peekMessages(queue: string, fromSeq: number, limit: number): MessageRecord[] {
+    return this.#memory.peekMessages(queue, fromSeq, limit);
+  }
+
   readyMessages(queue: string, limit: number): MessageRecord[] {
     return this.#memory.readyMessages(queue, limit);
   }

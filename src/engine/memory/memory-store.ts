@@ -252,6 +252,20 @@ export class MemoryStore implements QueueStore {
     return count;
   }
 
+  peekMessages(queue: string, fromSeq: number, limit: number): MessageRecord[] {
+    const q = this.#queues.get(queue);
+    if (q === undefined || limit <= 0) return [];
+    // Messages are filed in sequence order (sent, or replayed from a journal in order), so the
+    // map's own order is the queue's.
+    const found: MessageRecord[] = [];
+    for (const [seq, slot] of q.messages) {
+      if (seq < fromSeq) continue;
+      found.push(slot.record);
+      if (found.length === limit) break;
+    }
+    return found;
+  }
+
   readyMessages(queue: string, limit: number): MessageRecord[] {
     const q = this.#queues.get(queue);
     if (q === undefined) return [];

@@ -272,6 +272,12 @@ export class SqliteStore implements QueueStore {
     return count;
   }
 
+  peekMessages(queue: string, fromSeq: number, limit: number): MessageRecord[] {
+    return this.#rows(queue, (id) => this.#sql.peekMessages(limit).all(fromSeq, id) as MessageRow[]).map(
+      toRecord,
+    );
+  }
+
   readyMessages(queue: string, limit: number): MessageRecord[] {
     return this.#rows(queue, (id) => this.#sql.readyMessages(limit).all(id) as MessageRow[]).map(toRecord);
   }

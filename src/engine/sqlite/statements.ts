@@ -60,6 +60,10 @@ export function prepareStatements(db: BetterSqlite3.Database) {
     purgeReady: sql("DELETE FROM messages WHERE queue = ? AND state = 0"),
     purgeWaiting: sql("DELETE FROM messages WHERE queue = ? AND state > 0"),
 
+    peekMessages: limited(
+      db,
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE seq >= ? AND queue = ? ORDER BY seq`,
+    ),
     readyMessages: limited(
       db,
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE queue = ? AND state = 0 ORDER BY seq`,

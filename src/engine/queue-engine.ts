@@ -17,7 +17,15 @@ import {
   type SessionLock,
   setSessionState,
 } from "./sessions.js";
-import { abandon, complete, deadLetter, extendLock, relock, type SettleOptions } from "./settlement.js";
+import {
+  abandon,
+  complete,
+  deadLetter,
+  extendLock,
+  giveBack,
+  relock,
+  type SettleOptions,
+} from "./settlement.js";
 import type { QueueStore } from "./store.js";
 import { Waiters } from "./waiters.js";
 
@@ -125,6 +133,17 @@ export class QueueEngine {
     abandon(this.#context, lock, delayMs);
   }
 
+  /** Releases a lock a receiver never saw at once, without counting the delivery. */
+  giveBack(lock: LockReference): void {
+    giveBack(this.#context, lock);
+  }
+
+  /** The token of a message's latest lock (`null` before its first), or `undefined` when there is no such message. */
+  lockTokenOf(queue: string, seq: number): string | null | undefined {
+    const { store } = this.#context;
+    return store.transaction(() => store.getLock(queue, seq)?.lockToken);
+  }
+
   /** Sets a locked message aside until it is asked for by its sequence number (Service Bus's defer). */
   defer(lock: LockReference): void {
     defer(this.#context, lock);
@@ -164,6 +183,14 @@ export class QueueEngine {
   /** Sets a message lock to end `durationMs` from now and hands the message, as locked, to `deliver`. */
   relock<T>(lock: LockReference, durationMs: number, deliver: Deliver<T>): T {
     return deliver(relock(this.#context, lock, durationMs));
+  }
+
+  /**
+   * Locks a session now, without waiting: the one named (`SessionLocked` while another holds it)
+   * or the next with messages (`undefined` when none is free).
+   */
+  tryAcceptSession(queue: string, sessionId: string | undefined): SessionLock | undefined {
+    return acceptSession(this.#context, queue, sessionId);
   }
 
   /** Locks a session (the one named, or the next available within `waitMs`); `NoSessionAvailable` when none came. */

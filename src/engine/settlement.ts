@@ -69,6 +69,20 @@ export function abandon(context: EngineContext, lock: LockReference, delayMs: nu
   });
 }
 
+/**
+ * Gives back a message a receiver was handed but never got (its connection went first): the
+ * lock is released at once and the delivery is not counted.
+ */
+export function giveBack(context: EngineContext, lock: LockReference): void {
+  context.store.transaction(() => {
+    const now = context.clock.now();
+    const { queue, message } = lockedMessage(context, lock, now);
+    message.deliveryCount = Math.max(0, message.deliveryCount - 1);
+    if (message.deliveryCount === 0) message.firstDeliveredAt = null;
+    release(context, queue, message, now, now);
+  });
+}
+
 /** Moves a locked message to the dead-letter queue with a reason. */
 export function deadLetter(
   context: EngineContext,

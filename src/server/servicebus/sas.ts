@@ -61,7 +61,12 @@ export function sasSignature(key: string, signedResource: string, expiry: number
  * signature, the expiry, and that the token's resource is the audience or a path above it (a
  * namespace-wide token grants every entity). Resolves `undefined` when it holds, else why not.
  */
-export function checkSasToken(token: string, key: SasKey, audience: string, nowMs: number): SasRefusal | undefined {
+export function checkSasToken(
+  token: string,
+  key: SasKey,
+  audience: string,
+  nowMs: number,
+): SasRefusal | undefined {
   const parsed = parseSasToken(token);
   if (parsed === undefined) return "the token is not a SharedAccessSignature (sr, sig, se and skn)";
   if (parsed.keyName !== key.keyName)
@@ -70,14 +75,19 @@ export function checkSasToken(token: string, key: SasKey, audience: string, nowM
   const given = Buffer.from(parsed.signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given))
     return "the token's signature does not match the key";
-  if (parsed.expiry * 1_000 <= nowMs) return `the token expired at ${new Date(parsed.expiry * 1_000).toISOString()}`;
+  if (parsed.expiry * 1_000 <= nowMs)
+    return `the token expired at ${new Date(parsed.expiry * 1_000).toISOString()}`;
   if (!covers(parsed.resource, audience)) return `the token grants ${parsed.resource}, not ${audience}`;
   return undefined;
 }
 
 /** Whether a token for `resource` grants `audience`: the same URI, or one of its parents, compared without case or a trailing slash. */
 function covers(resource: string, audience: string): boolean {
-  const normal = (uri: string) => uri.toLowerCase().replace(/\/+$/, "").replace(/^(sb|https?|amqps?):\/\//, "");
+  const normal = (uri: string) =>
+    uri
+      .toLowerCase()
+      .replace(/\/+$/, "")
+      .replace(/^(sb|https?|amqps?):\/\//, "");
   const granted = normal(resource);
   const wanted = normal(audience);
   return wanted === granted || wanted.startsWith(`${granted}/`);

@@ -1,0 +1,185 @@
+import type rhea from "rhea";
+import type { QueueEngine } from "../../engine/queue-engine.js";
+import type { LockReference, MessageRecord } from "../../engine/records.js";
+import type { SessionLock } from "../../engine/sessions.js";
+import { type AmqpError, amqpErrorOf, CONDITIONS } from "./amqp-errors.js";
+import { dotnetGuidOrder, lockOf, lockTokenBytes } from "./lock-tokens.js";
+import { toAmqpMessage } from "./message-mapping.js";
+import { acceptedOutcome, type RemoteOutcome, rejectedOutcome } from "./outcomes.js";
+
+/** The most messages one engine receive hands a link. */
+const MAX_BATCH = 100;
+/** How long one wait for messages lasts before the loop looks again (a link's credit may stand for hours). */
+const WAIT_MS = 60_000;
+
+/** How a receiver settles: it completes each message it got (peek-lock), or the server deletes them as sent. */
+export type SettleMode = "peekLock" | "receiveAndDelete";
+
+/** A message locked for a link, ready to go out. */
+interface Outgoing {
+  readonly message: ReturnType<typeof toAmqpMessage>;
+  readonly lock: LockReference;
+}
+
+/** What a delivery link serves from: a queue, or one session of it. */
+export interface DeliveryLinkOptions {
+  readonly sender: rhea.Sender;
+  readonly engine: QueueEngine;
+  /** The engine's name of the queue (or dead-letter queue). */
+  readonly queue: string;
+  readonly settleMode: SettleMode;
+  /** For a session receiver: the session it holds. */
+  readonly session?: SessionLock;
+  readonly onError: (error: unknown) => void;
+}
+
+/**
+ * A client's receiving link: hands it locked messages while it has credit, answers its drains at
+ * once (the SDK closes a link whose drain goes unanswered), and settles its dispositions. A
+ * message locked for the link that can no longer be sent is given back uncounted.
+ */
+export class DeliveryLink {
+  readonly #options: DeliveryLinkOptions;
+  #closed = false;
+  #draining = false;
+  #waiting: AbortController | undefined;
+  #changed: (() => void) | undefined;
+
+  constructor(options: DeliveryLinkOptions) {
+    this.#options = options;
+    void this.#run();
+  }
+
+  /** The link has credit again (or more of it). */
+  wake(): void {
+    this.#changed?.();
+  }
+
+  /** The client asked to drain: the wait ends and the remaining credit is given back at once. */
+  drain(): void {
+    this.#draining = true;
+    this.#waiting?.abort();
+    this.#changed?.();
+  }
+
+  /** The link or its connection went: waits end; messages it holds stay locked until their locks end, as on Azure. */
+  close(): void {
+    this.#closed = true;
+    this.#waiting?.abort();
+    this.#changed?.();
+  }
+
+  /** Applies a client's disposition of a peek-lock delivery and settles it, with `message-lock-lost` when its lock is gone. */
+  settle(delivery: rhea.Delivery, outcome: "accepted" | "released" | "modified" | "rejected"): void {
+    const { engine, queue } = this.#options;
+    const lock = lockOf(engine, queue, dotnetGuidOrder(delivery.tag as Buffer));
+    if (lock === undefined) {
+      delivery.update(true, rejectedOutcome(lockLost()));
+      return;
+    }
+    try {
+      const state = (delivery as unknown as { remote_state?: RemoteOutcome }).remote_state ?? {};
+      if (outcome === "accepted") engine.complete(lock);
+      else if (outcome === "released") engine.abandon(lock);
+      else if (outcome === "modified") {
+        if (state.undeliverable_here === true) engine.defer(lock);
+        else engine.abandon(lock);
+      } else {
+        const info = (state.error?.info ?? {}) as Record<string, unknown>;
+        const reason = typeof info.DeadLetterReason === "string" ? info.DeadLetterReason : "";
+        const description =
+          typeof info.DeadLetterErrorDescription === "string" ? info.DeadLetterErrorDescription : undefined;
+        engine.deadLetter(lock, reason, description);
+      }
+      delivery.update(true, acceptedOutcome());
+    } catch (error) {
+      delivery.update(true, rejectedOutcome(amqpErrorOf(error)));
+    }
+  }
+
+  async #run(): Promise<void> {
+    const { sender, onError } = this.#options;
+    while (!this.#closed) {
+      if (this.#draining) {
+        this.#draining = false;
+        sender.set_drained(true);
+        continue;
+      }
+      if (creditOf(sender) <= 0 || !sender.sendable()) {
+        await new Promise<void>((resolve) => {
+          this.#changed = resolve;
+        });
+        this.#changed = undefined;
+        continue;
+      }
+      const controller = new AbortController();
+      this.#waiting = controller;
+      let batch: Outgoing[];
+      try {
+        batch = await this.#receive(Math.min(creditOf(sender), MAX_BATCH), controller.signal);
+      } catch (error) {
+        onError(error);
+        this.#fail(amqpErrorOf(error));
+        return;
+      } finally {
+        this.#waiting = undefined;
+      }
+      for (const item of batch) {
+        // While draining one credit is kept, so that the drain can still be answered on the wire.
+        const room = creditOf(sender) - (this.#draining ? 1 : 0);
+        if (this.#closed || room <= 0 || !sender.is_open()) this.#giveBack(item.lock);
+        else this.#send(item);
+      }
+    }
+  }
+
+  #receive(max: number, signal: AbortSignal): Promise<Outgoing[]> {
+    const { engine, queue, session } = this.#options;
+    const waitMs = this.#draining ? 0 : WAIT_MS;
+    const deliver = (record: MessageRecord): Outgoing => ({
+      // Built at once: the stored record may change as soon as the receive returns.
+      message: toAmqpMessage(record, { lockedUntil: record.visibleAt }),
+      lock: { queue, seq: record.seq, lockToken: record.lockToken! },
+    });
+    return session === undefined
+      ? engine.receive(queue, max, deliver, { waitMs, signal })
+      : engine.receiveFromSession(session, max, deliver, { waitMs, signal });
+  }
+
+  #send(item: Outgoing): void {
+    const { sender, engine, settleMode } = this.#options;
+    const tag = dotnetGuidOrder(lockTokenBytes(item.lock.queue, item.lock.seq, item.lock.lockToken));
+    if (settleMode === "receiveAndDelete") {
+      engine.complete(item.lock);
+      sender.send(item.message as never, tag);
+      return;
+    }
+    sender.send(item.message as never, tag);
+  }
+
+  #giveBack(lock: LockReference): void {
+    try {
+      this.#options.engine.giveBack(lock);
+    } catch (error) {
+      this.#options.onError(error);
+    }
+  }
+
+  #fail(error: AmqpError): void {
+    this.#closed = true;
+    if (this.#options.sender.is_open()) this.#options.sender.close(error);
+  }
+}
+
+/** The credit a link has left (rhea keeps it, its typings do not say so). */
+function creditOf(sender: rhea.Sender): number {
+  return (sender as unknown as { credit: number }).credit;
+}
+
+function lockLost(): AmqpError {
+  return {
+    condition: CONDITIONS.messageLockLost,
+    description:
+      "The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.",
+  };
+}

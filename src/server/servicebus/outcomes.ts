@@ -1,0 +1,27 @@
+import rhea from "rhea";
+import type { AmqpError } from "./amqp-errors.js";
+
+/** rhea's outcome constructors, which its typings leave out. */
+interface OutcomeFactory {
+  accepted(): { described(): unknown };
+  rejected(fields: { error: AmqpError }): { described(): unknown };
+}
+
+const outcomes = rhea.message as unknown as OutcomeFactory;
+
+/** The `accepted` outcome, described for a disposition. */
+export function acceptedOutcome(): unknown {
+  return outcomes.accepted().described();
+}
+
+/** A `rejected` outcome carrying `error`, described for a disposition. */
+export function rejectedOutcome(error: AmqpError): unknown {
+  return outcomes.rejected({ error }).described();
+}
+
+/** What a receiver's disposition said: the outcome's name and fields. */
+export interface RemoteOutcome {
+  readonly undeliverable_here?: boolean;
+  readonly message_annotations?: Record<string, unknown>;
+  readonly error?: { readonly condition?: unknown; readonly description?: unknown; readonly info?: unknown };
+}

@@ -41,7 +41,6 @@ export interface DeliveryLinkOptions {
 export class DeliveryLink {
   readonly #options: DeliveryLinkOptions;
   #closed = false;
-  #draining = false;
   #waiting: AbortController | undefined;
   #changed: (() => void) | undefined;
 
@@ -55,11 +54,14 @@ export class DeliveryLink {
     this.#changed?.();
   }
 
-  /** The client asked to drain: the wait ends and the remaining credit is given back at once. */
+  /**
+   * The client asked to drain: the remaining credit is given back at once, in rhea's event
+   * handler, because rhea writes the drained flow only while it handles input; a message the
+   * wait under way still brings is given back to the queue.
+   */
   drain(): void {
-    this.#draining = true;
+    this.#options.sender.set_drained(true);
     this.#waiting?.abort();
-    this.#changed?.();
   }
 
   /** The link or its connection went: waits end; messages it holds stay locked until their locks end, as on Azure. */
@@ -100,11 +102,6 @@ export class DeliveryLink {
   async #run(): Promise<void> {
     const { sender, onError } = this.#options;
     while (!this.#closed) {
-      if (this.#draining) {
-        this.#draining = false;
-        sender.set_drained(true);
-        continue;
-      }
       if (creditOf(sender) <= 0 || !sender.sendable()) {
         await new Promise<void>((resolve) => {
           this.#changed = resolve;
@@ -124,26 +121,30 @@ export class DeliveryLink {
       } finally {
         this.#waiting = undefined;
       }
+      let room = creditOf(sender);
       for (const item of batch) {
-        // While draining one credit is kept, so that the drain can still be answered on the wire.
-        const room = creditOf(sender) - (this.#draining ? 1 : 0);
         if (this.#closed || room <= 0 || !sender.is_open()) this.#giveBack(item.lock);
-        else this.#send(item);
+        else {
+          this.#send(item);
+          room--;
+        }
       }
+      // rhea writes transfers (and only then lowers the link's credit) on the next tick: until it
+      // has, the credit it reports still counts them, and more would wait unseen in its buffer.
+      if (batch.length > 0) await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
   #receive(max: number, signal: AbortSignal): Promise<Outgoing[]> {
     const { engine, queue, session } = this.#options;
-    const waitMs = this.#draining ? 0 : WAIT_MS;
     const deliver = (record: MessageRecord): Outgoing => ({
       // Built at once: the stored record may change as soon as the receive returns.
       message: toAmqpMessage(record, { lockedUntil: record.visibleAt }),
       lock: { queue, seq: record.seq, lockToken: record.lockToken! },
     });
     return session === undefined
-      ? engine.receive(queue, max, deliver, { waitMs, signal })
-      : engine.receiveFromSession(session, max, deliver, { waitMs, signal });
+      ? engine.receive(queue, max, deliver, { waitMs: WAIT_MS, signal })
+      : engine.receiveFromSession(session, max, deliver, { waitMs: WAIT_MS, signal });
   }
 
   #send(item: Outgoing): void {

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
+import { type ParseError, parse, printParseErrorCode, visit } from "jsonc-parser";
 import { QueueError } from "../../core/errors.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
+import type { QueueRecord } from "../../engine/records.js";
 import { findQueue } from "./entities.js";
 import {
   describeQueue,
@@ -42,6 +44,13 @@ export interface AppliedConfig {
 // The official emulator's queue properties, and the rest of QueueDescription the server keeps.
 const KNOWN_PROPERTIES: ReadonlySet<string> = new Set<QueuePropertyName>(QUEUE_PROPERTY_NAMES);
 
+/** What applying one definition does: create it (no `existing`) or update `existing`. */
+interface Planned {
+  readonly name: string;
+  readonly description: QueueDescription;
+  readonly existing: QueueRecord | undefined;
+}
+
 /** Reads the official Service Bus emulator's Config.json at `path`; every fault is one `Configuration` error naming the file. */
 export function readEmulatorConfig(path: string): EmulatorConfig {
   let text: string;
@@ -67,12 +76,7 @@ export function readEmulatorConfig(path: string): EmulatorConfig {
  */
 export function parseEmulatorConfig(text: string, file: string): EmulatorConfig {
   const fail = (why: string): QueueError => new QueueError("Configuration", `${file}: ${why}`);
-  let document: unknown;
-  try {
-    document = JSON.parse(withoutComments(text));
-  } catch (error) {
-    throw fail(`not valid JSON: ${jsonErrorWhere(error, text)}`);
-  }
+  const document = parseJsonWithComments(text, fail);
   const userConfig = field(document, "UserConfig", "the file", fail);
   const namespaces = field(userConfig, "Namespaces", "UserConfig", fail);
   if (!Array.isArray(namespaces)) throw fail("UserConfig.Namespaces must be a list of namespaces");
@@ -142,27 +146,32 @@ export function applyEmulatorConfig(
   engine: QueueEngine,
   definitions: readonly QueueDefinition[],
 ): AppliedConfig {
-  const created: string[] = [];
-  const updated: string[] = [];
-  engine.transaction(() => {
-    for (const { name, description } of definitions) {
+  return engine.transaction(() => {
+    // Every check before the first write: not every store rolls a transaction back.
+    const plan = definitions.flatMap(({ name, description }): Planned[] => {
       const existing = findQueue(engine, name);
-      if (existing === undefined) {
-        engine.insertQueue(newQueueRecord(engine, name, description));
-        created.push(name);
-        continue;
-      }
-      if (!differsFrom(existing, description)) continue;
+      if (existing === undefined) return [{ name, description, existing }];
+      if (!differsFrom(existing, description)) return [];
       if (existing.fifo !== description.requiresSession && holdsMessages(engine, existing.name))
         throw new QueueError(
           "Configuration",
           `queue ${JSON.stringify(existing.name)} holds messages, so RequiresSession cannot change to ${description.requiresSession}; purge or delete it first`,
         );
-      engine.updateQueue(updatedQueueRecord(engine, existing, description));
-      updated.push(existing.name);
+      return [{ name, description, existing }];
+    });
+    const created: string[] = [];
+    const updated: string[] = [];
+    for (const { name, description, existing } of plan) {
+      if (existing === undefined) {
+        engine.insertQueue(newQueueRecord(engine, name, description));
+        created.push(name);
+      } else {
+        engine.updateQueue(updatedQueueRecord(engine, existing, description));
+        updated.push(existing.name);
+      }
     }
+    return { created, updated };
   });
-  return { created, updated };
 }
 
 function holdsMessages(engine: QueueEngine, name: string): boolean {
@@ -188,42 +197,33 @@ function listField(namespace: unknown, name: string, fail: (why: string) => Queu
   return value;
 }
 
-/** JSON text with `//` and block comments blanked out (strings left intact), so positions stay where they were. */
-function withoutComments(text: string): string {
-  let out = "";
-  let at = 0;
-  while (at < text.length) {
-    const char = text[at]!;
-    if (char === '"') {
-      let end = at + 1;
-      while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
-      out += text.slice(at, end + 1);
-      at = end + 1;
-    } else if (text.startsWith("//", at)) {
-      const end = text.indexOf("\n", at);
-      const stop = end < 0 ? text.length : end;
-      out += " ".repeat(stop - at);
-      at = stop;
-    } else if (text.startsWith("/*", at)) {
-      const end = text.indexOf("*/", at + 2);
-      const stop = end < 0 ? text.length : end + 2;
-      out += text.slice(at, stop).replace(/[^\n]/g, " ");
-      at = stop;
-    } else {
-      out += char;
-      at++;
-    }
-  }
-  return out;
-}
-
-// Node's JSON errors give a character position; a line and column are what an editor shows.
-function jsonErrorWhere(error: unknown, text: string): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const position = /position (\d+)/.exec(message);
-  if (position === null) return message;
-  const before = text.slice(0, Number(position[1]));
-  const line = before.split("\n").length;
-  const column = before.length - before.lastIndexOf("\n");
-  return `${message.replace(/ in JSON at position \d+.*$/, "")} at line ${line}, column ${column}`;
+/**
+ * JSON with `//` and block comments, as the official sample has them (jsonc-parser, VS Code's
+ * reader); a fault, a key given twice among them, is reported with its line and column, which
+ * Node's JSON.parse often lacks.
+ */
+function parseJsonWithComments(text: string, fail: (why: string) => QueueError): unknown {
+  const at = (offset: number) => {
+    const before = text.slice(0, offset);
+    return `line ${before.split("\n").length}, column ${offset - before.lastIndexOf("\n")}`;
+  };
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: false, disallowComments: false });
+  const first = errors[0];
+  if (first !== undefined)
+    throw fail(`not valid JSON: ${printParseErrorCode(first.error)} at ${at(first.offset)}`);
+  const keys: Set<string>[] = [];
+  let repeated: { key: string; offset: number } | undefined;
+  visit(text, {
+    onObjectBegin: () => void keys.push(new Set()),
+    onObjectEnd: () => void keys.pop(),
+    onObjectProperty: (key, offset) => {
+      const seen = keys.at(-1)!;
+      if (seen.has(key)) repeated ??= { key, offset };
+      seen.add(key);
+    },
+  });
+  if (repeated !== undefined)
+    throw fail(`not valid JSON: ${JSON.stringify(repeated.key)} is given twice at ${at(repeated.offset)}`);
+  return value;
 }

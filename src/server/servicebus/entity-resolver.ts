@@ -1,17 +1,8 @@
-import type { QueueOptions } from "../../core/admin.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import { deadLetterQueueRecord } from "../../engine/queue-settings.js";
 import type { QueueRecord } from "../../engine/records.js";
 import { type EntityAddress, findQueue, parseEntityPath } from "./entities.js";
-
-/** A queue Azure creates when none is configured: 1 minute locks, 10 deliveries, no time to live, no expiry dead letters, no duplicate detection. */
-export const SERVICE_BUS_QUEUE_DEFAULTS: QueueOptions = Object.freeze({
-  lockDurationMs: 60_000,
-  maxDeliveryCount: 10,
-  defaultTimeToLiveMs: null,
-  deadLetterOnExpiration: false,
-  deduplicationWindowMs: 0,
-});
+import { AZURE_QUEUE_DEFAULTS, newQueueRecord, validateServiceBusQueueName } from "./queue-description.js";
 
 /** The queue an entity path names, with what the path asks of it. */
 export interface ResolvedEntity {
@@ -23,8 +14,8 @@ export interface ResolvedEntity {
 }
 
 /**
- * Finds the queue an entity path names (case-insensitively), creating it with Service Bus's
- * defaults when `createQueues` allows; a dead-letter sub-queue is made on first use. Resolves
+ * Finds the queue an entity path names (case-insensitively), creating it with Azure's defaults
+ * (as the admin API and Config.json do) when `createQueues` allows; a dead-letter sub-queue is made on first use. Resolves
  * `undefined` for a path that names no queue.
  */
 export function resolveEntity(
@@ -37,8 +28,9 @@ export function resolveEntity(
   let queue = findQueue(engine, address.queue);
   if (queue === undefined) {
     if (!createQueues) return undefined;
-    engine.createQueue(address.queue, SERVICE_BUS_QUEUE_DEFAULTS);
-    queue = engine.getQueueRecord(address.queue)!;
+    validateServiceBusQueueName(address.queue);
+    queue = newQueueRecord(engine, address.queue, AZURE_QUEUE_DEFAULTS);
+    engine.insertQueue(queue);
   }
   if (!address.deadLetter) return { address, queue, target: queue };
   if (queue.deadLetterQueue === null) return undefined;

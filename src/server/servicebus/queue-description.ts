@@ -233,7 +233,7 @@ class PropertyReader {
     const value = this.#given(name);
     if (value === undefined) return undefined;
     const number =
-      typeof value === "number" ? value : /^\s*\d+\s*$/.test(String(value)) ? Number(value) : NaN;
+      typeof value === "number" ? value : /^\s*-?\d+\s*$/.test(String(value)) ? Number(value) : Number.NaN;
     if (!Number.isInteger(number)) throw this.#fail(name, value, "is not a whole number");
     if (number < min || number > max) throw this.#fail(name, value, `must be between ${min} and ${max}`);
     return number;

@@ -7,8 +7,7 @@ import { JournalStore } from "../../../src/engine/journal/journal-store.js";
 import { QueueEngine } from "../../../src/engine/queue-engine.js";
 import { SqliteStore } from "../../../src/engine/sqlite/sqlite-store.js";
 import type { QueueStore } from "../../../src/engine/store.js";
-import { SERVICE_BUS_QUEUE_DEFAULTS } from "../../../src/server/servicebus/entity-resolver.js";
-import { QUICK, startEndpoint } from "./harness.js";
+import { createQueue, QUICK, startEndpoint } from "./harness.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-servicebus-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -22,8 +21,8 @@ describe.each(STORES)("the Service Bus endpoint across a restart ($name)", ({ na
   it("a restart on the same file finds every queue and every unsettled message", async () => {
     const path = join(directory, `${name}-restart`);
     const first = new QueueEngine(open(path), { createQueues: false });
-    first.createQueue("kept", { ...SERVICE_BUS_QUEUE_DEFAULTS, lockDurationMs: 500 });
-    first.createQueue("kept.sessions", { ...SERVICE_BUS_QUEUE_DEFAULTS, requiresSession: true });
+    createQueue(first, "kept", { lockDurationMs: 500 });
+    createQueue(first, "kept.sessions", { requiresSession: true });
     const before = await startEndpoint({ engine: first });
     await before.client
       .createSender("kept")
@@ -57,7 +56,7 @@ describe.each(STORES)("the Service Bus endpoint across a restart ($name)", ({ na
 describe("a client that goes away", () => {
   it("leaves the locks it held until they end, as on Azure; then the messages are delivered again", async () => {
     const { engine, connectionString, client } = await startEndpoint();
-    engine.createQueue("held", { ...SERVICE_BUS_QUEUE_DEFAULTS, lockDurationMs: 500 });
+    createQueue(engine, "held", { lockDurationMs: 500 });
     await client.createSender("held").sendMessages({ body: "mine" });
     const leaving = new ServiceBusClient(connectionString(), QUICK);
     const [message] = await leaving.createReceiver("held").receiveMessages(1, { maxWaitTimeInMs: 1_000 });
@@ -71,7 +70,7 @@ describe("a client that goes away", () => {
 
   it("a session held by a client that leaves is free again for the next at once", async () => {
     const { engine, connectionString, client } = await startEndpoint();
-    engine.createQueue("sessions", { ...SERVICE_BUS_QUEUE_DEFAULTS, requiresSession: true });
+    createQueue(engine, "sessions", { requiresSession: true });
     await client.createSender("sessions").sendMessages({ body: "x", sessionId: "s" });
     const leaving = new ServiceBusClient(connectionString(), QUICK);
     await leaving.acceptSession("sessions", "s");

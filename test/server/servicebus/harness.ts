@@ -5,6 +5,11 @@ import { afterEach } from "vitest";
 import { MemoryStore } from "../../../src/engine/memory/memory-store.js";
 import { QueueEngine } from "../../../src/engine/queue-engine.js";
 import type { QueueStore } from "../../../src/engine/store.js";
+import {
+  AZURE_QUEUE_DEFAULTS,
+  newQueueRecord,
+  type QueueDescription,
+} from "../../../src/server/servicebus/queue-description.js";
 import type { SasKey } from "../../../src/server/servicebus/sas.js";
 import { ServiceBusServer } from "../../../src/server/servicebus/servicebus-server.js";
 
@@ -31,6 +36,15 @@ const running: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const stop of running.splice(0).reverse()) await stop();
 });
+
+/** Creates a queue as the admin API would: Azure's defaults, with `changes`. */
+export function createQueue(
+  engine: QueueEngine,
+  name: string,
+  changes: Partial<QueueDescription> = {},
+): void {
+  engine.insertQueue(newQueueRecord(engine, name, { ...AZURE_QUEUE_DEFAULTS, ...changes }));
+}
 
 /** Starts an endpoint on `store` (memory by default) and connects a client. */
 export async function startEndpoint(

@@ -1,7 +1,6 @@
 import { isServiceBusError, type ServiceBusReceivedMessage } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
-import { SERVICE_BUS_QUEUE_DEFAULTS } from "../../../src/server/servicebus/entity-resolver.js";
-import { startEndpoint } from "./harness.js";
+import { createQueue, startEndpoint } from "./harness.js";
 
 /** The SDK's error code of a rejected promise. */
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -189,7 +188,7 @@ describe("the Service Bus endpoint under the official SDK: messages", () => {
 
   it("renews a message lock; a lock that has ended is MessageLockLost", async () => {
     const { client, engine } = await startEndpoint();
-    engine.createQueue("short", { ...SERVICE_BUS_QUEUE_DEFAULTS, lockDurationMs: 600 });
+    createQueue(engine, "short", { lockDurationMs: 600 });
     await client.createSender("short").sendMessages([{ body: "renewed" }, { body: "lost" }]);
     const receiver = client.createReceiver("short", { maxAutoLockRenewalDurationInMs: 0 });
     const [renewed, lost] = await receiver.receiveMessages(2, { maxWaitTimeInMs: 1_000 });
@@ -203,7 +202,7 @@ describe("the Service Bus endpoint under the official SDK: messages", () => {
 
   it("dead-letters a message once its deliveries reach the queue's maximum", async () => {
     const { client, engine } = await startEndpoint();
-    engine.createQueue("fragile", { ...SERVICE_BUS_QUEUE_DEFAULTS, maxDeliveryCount: 2 });
+    createQueue(engine, "fragile", { maxDeliveryCount: 2 });
     await client.createSender("fragile").sendMessages({ body: "fails" });
     const receiver = client.createReceiver("fragile");
     for (let i = 0; i < 2; i++) {
@@ -219,7 +218,7 @@ describe("the Service Bus endpoint under the official SDK: messages", () => {
 
   it("an expired message is never delivered; with dead-lettering on expiry it goes to the sub-queue", async () => {
     const { client, engine } = await startEndpoint();
-    engine.createQueue("perishable", { ...SERVICE_BUS_QUEUE_DEFAULTS, deadLetterOnExpiration: true });
+    createQueue(engine, "perishable", { deadLetteringOnMessageExpiration: true });
     await client
       .createSender("perishable")
       .sendMessages([{ body: "stale", timeToLive: 100 }, { body: "fresh" }]);
@@ -246,7 +245,7 @@ describe("the Service Bus endpoint under the official SDK: entities and keys", (
 
   it("names are matched without case, and the dead-letter sub-queue by the SDK's spelling", async () => {
     const { client, engine } = await startEndpoint();
-    engine.createQueue("Orders", SERVICE_BUS_QUEUE_DEFAULTS);
+    createQueue(engine, "Orders");
     await client.createSender("orders").sendMessages({ body: "any case" });
     const [message] = await client.createReceiver("ORDERS").receiveMessages(1, { maxWaitTimeInMs: 1_000 });
     expect(message!.body).toBe("any case");

@@ -1,7 +1,6 @@
 import { isServiceBusError } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
-import { SERVICE_BUS_QUEUE_DEFAULTS } from "../../../src/server/servicebus/entity-resolver.js";
-import { type Endpoint, startEndpoint } from "./harness.js";
+import { createQueue, type Endpoint, startEndpoint } from "./harness.js";
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -15,7 +14,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 /** An endpoint with a session queue `jobs` holding three messages of session `a` and one of `b`. */
 async function withSessions(): Promise<Endpoint> {
   const endpoint = await startEndpoint();
-  endpoint.engine.createQueue("jobs", { ...SERVICE_BUS_QUEUE_DEFAULTS, requiresSession: true });
+  createQueue(endpoint.engine, "jobs", { requiresSession: true });
   await endpoint.client.createSender("jobs").sendMessages([
     { body: "a1", sessionId: "a" },
     { body: "b1", sessionId: "b" },

@@ -1,0 +1,278 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { QueueError } from "../../../core/errors.js";
+import type { QueueEngine } from "../../../engine/queue-engine.js";
+import { describeQueue } from "../queue-description.js";
+import type { SasKey } from "../sas.js";
+import { errorDocument } from "./atom.js";
+import { authorizeForwarding, authorizeRequest } from "./authorization.js";
+import { httpStatusOf } from "./http-status.js";
+import {
+  type AdminAnswer,
+  type AdminContext,
+  createQueue,
+  deleteQueue,
+  emptyList,
+  getQueue,
+  listQueues,
+  namespaceInfo,
+  updateQueue,
+} from "./queue-operations.js";
+import { readPutBody } from "./queue-xml.js";
+import { type AdminRoute, routeOf } from "./routes.js";
+import { parseXml } from "./xml.js";
+
+/** A request body larger than this is refused unread: a queue description is a few kilobytes. */
+export const MAX_ADMIN_REQUEST_BYTES = 1024 * 1024;
+
+/** The official emulator's namespace name, used when none is given. */
+export const DEFAULT_NAMESPACE_NAME = "sbemulatorns";
+
+/** How a Service Bus administration server starts. */
+export interface ServiceBusAdminServerOptions {
+  readonly engine: QueueEngine;
+  readonly host?: string;
+  /** 0 picks a free port; 5300 (the official emulator's) by default. */
+  readonly port?: number;
+  /** The key requests must be signed with; `null` accepts every request (`--no-auth`). */
+  readonly sasKey: SasKey | null;
+  /** The namespace's name in answers (`getNamespaceProperties`); `sbemulatorns` by default. */
+  readonly namespaceName?: string;
+}
+
+/**
+ * The Service Bus management REST API (ATOM/XML over plain HTTP) on the queue engine: what
+ * `ServiceBusAdministrationClient` sends to create, get, update, delete and list queues and read
+ * their message counts, with SAS tokens checked against the server's key. Topics and
+ * subscriptions are not served yet (an empty list, else 404). Every failure is answered in
+ * Azure's `<Error>` shape; nothing internal reaches a response.
+ */
+export class ServiceBusAdminServer {
+  readonly #http: Server;
+  readonly #engine: QueueEngine;
+  readonly #sasKey: SasKey | null;
+  readonly #namespaceName: string;
+  readonly #startedAt = new Date();
+
+  private constructor(options: ServiceBusAdminServerOptions) {
+    this.#engine = options.engine;
+    this.#sasKey = options.sasKey;
+    this.#namespaceName = options.namespaceName ?? DEFAULT_NAMESPACE_NAME;
+    this.#http = createServer(
+      { keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 },
+      (req, res) => {
+        void this.#handle(req, res);
+      },
+    );
+  }
+
+  /** Starts a server and resolves once it listens. */
+  static async start(options: ServiceBusAdminServerOptions): Promise<ServiceBusAdminServer> {
+    const server = new ServiceBusAdminServer(options);
+    const port = options.port ?? 5300;
+    const host = options.host ?? "127.0.0.1";
+    await new Promise<void>((resolve, reject) => {
+      const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, host, port));
+      server.#http.once("error", failed);
+      server.#http.listen(port, host, () => {
+        server.#http.off("error", failed);
+        resolve();
+      });
+    });
+    return server;
+  }
+
+  /** `http://host:port` where the server listens. */
+  get endpoint(): string {
+    const address = this.#http.address() as AddressInfo;
+    const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}`;
+  }
+
+  /** The port the server listens on. */
+  get port(): number {
+    return (this.#http.address() as AddressInfo).port;
+  }
+
+  /** Stops taking connections and resolves once the open ones are closed. The engine stays open. */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#http.close(() => resolve()));
+    this.#http.closeIdleConnections();
+    this.#http.closeAllConnections();
+    await closed;
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const trackingId = randomUUID();
+    try {
+      const answer = await this.#answer(req);
+      send(res, answer.status, answer.contentType, answer.body, req.complete);
+    } catch (error) {
+      const status = httpStatusOf(error);
+      // Only our own refusals are shown; anything else could carry internals (paths, stacks).
+      const why =
+        error instanceof QueueError && status < 500
+          ? error.message
+          : "The server could not handle the request.";
+      const sentence = /[.!?]$/.test(why) ? why : `${why}.`;
+      const detail = `${sentence} TrackingId:${trackingId}, Timestamp:${new Date().toISOString()}`;
+      try {
+        send(res, status, "application/xml; charset=utf-8", errorDocument(status, detail), req.complete);
+      } catch {
+        // Nothing more can be said on this connection; the process must not fall over for it.
+        res.destroy();
+      }
+    }
+  }
+
+  async #answer(req: IncomingMessage): Promise<AdminAnswer> {
+    const target = req.url ?? "/";
+    const at = target.indexOf("?");
+    const path = at < 0 ? target : target.slice(0, at);
+    const query = at < 0 ? "" : target.slice(at + 1);
+    const authorization = req.headers.authorization;
+    const body = await readBody(req);
+    const route = routeOf(path, authorization !== undefined);
+    const method = req.method ?? "GET";
+    if (route.kind === "health") {
+      if (method !== "GET") throw notAllowed(method, path);
+      return {
+        status: 200,
+        contentType: "application/json; charset=utf-8",
+        body: JSON.stringify({ status: "healthy", message: "Service is healthy." }),
+      };
+    }
+    const now = this.#engine.clock.now();
+    if (this.#sasKey !== null) authorizeRequest(authorization, this.#sasKey, path, query, now);
+    const context: AdminContext = {
+      engine: this.#engine,
+      origin: `http://${hostOf(req.headers.host) ?? new URL(this.endpoint).host}`,
+      namespaceName: this.#namespaceName,
+      startedAt: this.#startedAt,
+    };
+    return this.#route(context, route, method, new URLSearchParams(query), req, body, now);
+  }
+
+  #route(
+    context: AdminContext,
+    route: Exclude<AdminRoute, { kind: "health" }>,
+    method: string,
+    query: URLSearchParams,
+    req: IncomingMessage,
+    body: Buffer,
+    now: number,
+  ): AdminAnswer {
+    switch (route.kind) {
+      case "namespace":
+        if (method !== "GET") throw notAllowed(method, "$namespaceinfo");
+        return namespaceInfo(context);
+      case "queues":
+        if (method !== "GET") throw notAllowed(method, "$Resources/Queues");
+        return listQueues(context, query);
+      case "no-entities":
+        if (method !== "GET") throw notAllowed(method, `$Resources/${route.title}`);
+        return emptyList(context, route.title);
+      case "unknown":
+        throw new QueueError(
+          "QueueNotFound",
+          `The messaging entity '${route.path}' could not be found: this server serves queues only (no topics, subscriptions or rules yet).`,
+        );
+      case "queue":
+        if (method === "GET") return getQueue(context, route.name);
+        if (method === "DELETE") return deleteQueue(context, route.name);
+        if (method === "PUT") return this.#put(context, route.name, req, body, now);
+        throw notAllowed(method, route.name);
+    }
+  }
+
+  #put(context: AdminContext, name: string, req: IncomingMessage, body: Buffer, now: number): AdminAnswer {
+    const put = readPutBody(parseXml(body.toString("utf8")));
+    if (put.kind === "other")
+      throw new QueueError(
+        "QueueNotFound",
+        `This server does not serve ${put.element.replace("Description", "").toLowerCase()}s yet: only queues.`,
+      );
+    const description = describeQueue(put.properties, put.authorizationRules);
+    if (this.#sasKey !== null) {
+      // The SDK proves access to a forwarding target with a token of its own in these headers.
+      const checks: [string | string[] | undefined, string | undefined][] = [
+        [req.headers.servicebussupplementaryauthorization, description.forwardTo],
+        [req.headers.servicebusdlqsupplementaryauthorization, description.forwardDeadLetteredMessagesTo],
+      ];
+      for (const [token, target] of checks)
+        if (typeof token === "string" && target !== undefined)
+          authorizeForwarding(token, this.#sasKey, target, now);
+    }
+    return req.headers["if-match"] === undefined
+      ? createQueue(context, name, description)
+      : updateQueue(context, name, description);
+  }
+}
+
+// The Host header names the server in entity URLs; anything but a host and port is not used.
+function hostOf(header: string | undefined): string | undefined {
+  return header !== undefined && /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(header)
+    ? header
+    : undefined;
+}
+
+function notAllowed(method: string, path: string): QueueError {
+  return new QueueError("Unsupported", `The method ${method} is not allowed on '${path}'.`);
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  contentType: string | undefined,
+  body: string,
+  requestRead: boolean,
+): void {
+  if (res.headersSent) return;
+  const headers: Record<string, string | number> = { "content-length": Buffer.byteLength(body) };
+  if (contentType !== undefined) headers["content-type"] = contentType;
+  // A body left unread cannot be skipped safely on this connection.
+  if (!requestRead) headers.connection = "close";
+  res.writeHead(status, headers).end(body);
+}
+
+/** Reads a request body, refusing one over {@link MAX_ADMIN_REQUEST_BYTES}. */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > MAX_ADMIN_REQUEST_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_ADMIN_REQUEST_BYTES) {
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+// A port taken (or privileged) is the operator's to fix: said in words, the system error kept as the cause.
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  if (error.code !== "EADDRINUSE" && error.code !== "EACCES") return error;
+  const why = error.code === "EADDRINUSE" ? "the port is in use" : "permission denied";
+  return new QueueError(
+    "Configuration",
+    `the Service Bus admin API cannot listen on ${host}:${port}: ${why}`,
+    {
+      cause: error,
+    },
+  );
+}
+
+function tooLarge(): QueueError {
+  return new QueueError(
+    "MessageTooLarge",
+    `The request body is larger than ${MAX_ADMIN_REQUEST_BYTES} bytes.`,
+  );
+}

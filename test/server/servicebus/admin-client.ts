@@ -1,0 +1,85 @@
+import {
+  ServiceBusAdministrationClient,
+  type ServiceBusAdministrationClientOptions,
+} from "@azure/service-bus";
+import type { SasKey } from "../../../src/server/servicebus/sas.js";
+
+/** A pipeline policy, as the admin client's pipeline takes it (typed from the SDK, whose core packages are not ours). */
+type PipelinePolicy = Parameters<ServiceBusAdministrationClient["pipeline"]["addPolicy"]>[0];
+
+/** The connection string the official emulator documents for its admin port, pointed at `endpoint`. */
+export function adminConnectionString(endpoint: string, key: SasKey): string {
+  const host = new URL(endpoint).host;
+  return `Endpoint=sb://${host};SharedAccessKeyName=${key.keyName};SharedAccessKey=${key.key};UseDevelopmentEmulator=true;`;
+}
+
+/**
+ * A policy that sends the admin client's requests over plain HTTP. SDK 7.9 always builds
+ * `https://<namespace>/<path>` URLs (`getUrl`) and its HTTP client refuses `http://` unless a
+ * request allows it: this does what the official emulator's JS sample does (its `getUrl`
+ * override and `allowInsecureConnection`), through the public pipeline instead of private
+ * members. It runs in the Serialize phase, before the signing policy, so the SAS token signs
+ * the URL actually sent.
+ */
+export function plainHttpPolicy(): PipelinePolicy {
+  return {
+    name: "queueRuntimePlainHttp",
+    sendRequest(request, next) {
+      if (request.url.startsWith("https://")) request.url = `http://${request.url.slice("https://".length)}`;
+      request.allowInsecureConnection = true;
+      return next(request);
+    },
+  };
+}
+
+/**
+ * A `ServiceBusAdministrationClient` for a server at `endpoint` (`http://127.0.0.1:5300`): the
+ * emulator connection string with the admin port, and plain HTTP. No retries unless
+ * `options` asks, so a failure shows at once.
+ */
+export function adminClientFor(
+  endpoint: string,
+  key: SasKey,
+  options: ServiceBusAdministrationClientOptions = {},
+): ServiceBusAdministrationClient {
+  const client = new ServiceBusAdministrationClient(adminConnectionString(endpoint, key), {
+    retryOptions: { maxRetries: 0 },
+    ...options,
+  });
+  client.pipeline.addPolicy(plainHttpPolicy(), { phase: "Serialize" });
+  return client;
+}
+
+/** The members the official sample reaches into: private in the SDK's types, there at run time. */
+interface SampleInternals {
+  _httpClient: { sendRequest(request: { allowInsecureConnection?: boolean }): Promise<unknown> };
+  serviceVersion?: string;
+  getUrl(path: string, queryParams?: Record<string, string>): string;
+}
+
+/**
+ * A client set up exactly as the official emulator's JS sample does it
+ * (Azure/azure-service-bus-emulator-installer, Sample-Code-Snippets/JS/.../sample-send-receive.js):
+ * `getUrl` replaced to build `http://host:port/...` URLs, and the HTTP client's `sendRequest`
+ * wrapped to allow plain HTTP. Users copy this; the server must work with it.
+ */
+export function sampleStyleAdminClient(endpoint: string, key: SasKey): ServiceBusAdministrationClient {
+  const client = new ServiceBusAdministrationClient(adminConnectionString(endpoint, key), {
+    retryOptions: { maxRetries: 0 },
+  });
+  const internals = client as unknown as SampleInternals;
+  const http = internals._httpClient;
+  const originalSendRequest = http.sendRequest.bind(http);
+  http.sendRequest = (request) => {
+    request.allowInsecureConnection = true;
+    return originalSendRequest(request);
+  };
+  const base = new URL(endpoint);
+  internals.getUrl = function getUrl(path, queryParams) {
+    const url = new URL(`http://${base.host}/${path}`);
+    url.searchParams.set("api-version", this.serviceVersion || "2021-05");
+    for (const [name, value] of Object.entries(queryParams ?? {})) url.searchParams.set(name, value);
+    return url.toString();
+  };
+  return client;
+}

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   credentialsLookup,
   getHeader,
@@ -11,6 +10,7 @@ import {
 import type { AwsCredentials } from "../../core/config.js";
 import { QueueError } from "../../core/errors.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
+import { endpointOf, listen, portOf } from "../http-listener.js";
 import { DEFAULT_ACCOUNT_ID } from "./queue-urls.js";
 import { SqsService } from "./sqs-service.js";
 import { wireProtocolOf } from "./wire-protocols.js";
@@ -85,26 +85,18 @@ export class SqsServer {
   /** Starts a server and resolves once it listens. */
   static async start(options: SqsServerOptions): Promise<SqsServer> {
     const server = new SqsServer(options);
-    await new Promise<void>((resolve, reject) => {
-      server.#http.once("error", reject);
-      server.#http.listen(options.port ?? 9324, options.host ?? "127.0.0.1", () => {
-        server.#http.off("error", reject);
-        resolve();
-      });
-    });
+    await listen(server.#http, options.port ?? 9324, options.host ?? "127.0.0.1");
     return server;
   }
 
   /** `http://host:port` where the server listens. */
   get endpoint(): string {
-    const address = this.#http.address() as AddressInfo;
-    const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-    return `http://${host}:${address.port}`;
+    return endpointOf(this.#http);
   }
 
   /** The port the server listens on. */
   get port(): number {
-    return (this.#http.address() as AddressInfo).port;
+    return portOf(this.#http);
   }
 
   /**

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { QueueError } from "../../../core/errors.js";
 import type { QueueEngine } from "../../../engine/queue-engine.js";
+import { endpointOf, listen, portOf } from "../../http-listener.js";
 import { describeQueue } from "../queue-description.js";
 import type { SasKey } from "../sas.js";
 import { errorDocument } from "./atom.js";
@@ -72,27 +72,20 @@ export class ServiceBusAdminServer {
     const server = new ServiceBusAdminServer(options);
     const port = options.port ?? 5300;
     const host = options.host ?? "127.0.0.1";
-    await new Promise<void>((resolve, reject) => {
-      const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, host, port));
-      server.#http.once("error", failed);
-      server.#http.listen(port, host, () => {
-        server.#http.off("error", failed);
-        resolve();
-      });
+    await listen(server.#http, port, host).catch((error: NodeJS.ErrnoException) => {
+      throw listenError(error, host, port);
     });
     return server;
   }
 
   /** `http://host:port` where the server listens. */
   get endpoint(): string {
-    const address = this.#http.address() as AddressInfo;
-    const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-    return `http://${host}:${address.port}`;
+    return endpointOf(this.#http);
   }
 
   /** The port the server listens on. */
   get port(): number {
-    return (this.#http.address() as AddressInfo).port;
+    return portOf(this.#http);
   }
 
   /** Stops taking connections and resolves once the open ones are closed. The engine stays open. */

@@ -7,14 +7,25 @@ import { SqliteStore } from "../engine/sqlite/sqlite-store.js";
 import type { QueueStore } from "../engine/store.js";
 import { SQLITE_POLL_INTERVAL_MS } from "../providers/sqlite/sqlite-provider.js";
 import { type AnsweredRequest, SqsServer } from "../server/sqs/sqs-server.js";
+import {
+  portNumber,
+  type ServiceBusEndpoints,
+  type ServiceBusServeOptions,
+  startServiceBus,
+} from "./servicebus-serve.js";
 
 /** The credentials the server checks when none are given (LocalStack's convention, so existing setups work). */
 export const DEFAULT_CREDENTIALS = { accessKeyId: "test", secretAccessKey: "test" } as const;
 
+/** The official Service Bus emulator's key name and key, so its connection string works unchanged. */
+export const EMULATOR_SAS_KEY = { keyName: "RootManageSharedAccessKey", key: "SAS_KEY_VALUE" } as const;
+
 /** What `queue-runtime serve` accepts. */
 export const SERVE_USAGE = `Usage: queue-runtime serve [options]
 
-Runs an SQS-compatible endpoint (AWS JSON 1.0 and the query protocol, SigV4) on the queue engine.
+Runs an SQS-compatible endpoint (AWS JSON 1.0 and the query protocol, SigV4) on the queue engine,
+and with --servicebus an Azure Service Bus-compatible AMQP 1.0 endpoint beside it, on the same
+store (a queue is the same queue under both protocols).
 
   --host <address>        listen address (default 127.0.0.1)
   --port <number>         listen port (default 9324; 0 picks a free one)
@@ -30,11 +41,26 @@ Runs an SQS-compatible endpoint (AWS JSON 1.0 and the query protocol, SigV4) on 
   --account-id <id>       account id in queue URLs and ARNs (default 000000000000)
   --log-requests          print a line for every request answered: operation, status, time, and
                           why it was refused (a signature that does not match, say)
+
+Azure Service Bus (the official emulator's defaults, so its connection string works unchanged):
+  --servicebus            also run the AMQP 1.0 endpoint and its management (ATOM) API
+  --amqp-port <number>    AMQP port (default 5672, the emulator's; 0 picks a free one)
+  --admin-port <number>   management API port (default 5300; 0 picks a free one)
+  --config <path>         the emulator's Config.json: exactly its queues exist (made or updated at
+                          start); without it a queue is created when a client first attaches
+  --no-create-queues      without --config: an unknown queue is not found instead of created
+  --sas-key-name <name>   SAS key name tokens must be signed with (default ${EMULATOR_SAS_KEY.keyName})
+  --sas-key <key>         its key (default ${EMULATOR_SAS_KEY.key}); --no-auth accepts any token
+  --no-sqs                run the Service Bus endpoint alone
+
   --help                  show this help`;
 
-/** A running server and how to stop it. */
+/** The running servers and how to stop them. */
 export interface ServeHandle {
-  readonly server: SqsServer;
+  /** The SQS endpoint, unless `--no-sqs`. */
+  readonly server: SqsServer | undefined;
+  /** The Service Bus endpoints, with `--servicebus`. */
+  readonly serviceBus: ServiceBusEndpoints | undefined;
   readonly engine: QueueEngine;
   stop(): Promise<void>;
 }
@@ -58,9 +84,10 @@ export async function serve(
   const storages = [values.db !== undefined, values.journal !== undefined, values.memory].filter(Boolean);
   if (storages.length > 1)
     throw new QueueError("Configuration", "give one of --db, --journal and --memory, not several");
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new QueueError("Configuration", `--port must be a number from 0 to 65535, not ${values.port}`);
+  const port = portNumber("--port", values.port);
+  const serviceBus = serviceBusOptionsOf(values);
+  if (values["no-sqs"] && serviceBus === undefined)
+    throw new QueueError("Configuration", "--no-sqs leaves nothing to run without --servicebus");
   const keyGiven = values["access-key"] !== undefined;
   const secretGiven = values["secret-key"] !== undefined;
   if (values["no-auth"] && (keyGiven || secretGiven))
@@ -81,6 +108,39 @@ export async function serve(
     createQueues: false,
     pollIntervalMs: storage.pollIntervalMs,
   });
+  const server = values["no-sqs"] ? undefined : await startSqs(engine, values, port, credentials, log);
+  let endpoints: ServiceBusEndpoints | undefined;
+  if (serviceBus !== undefined)
+    try {
+      endpoints = await startServiceBus(engine, serviceBus, log, (error) =>
+        log(`servicebus: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    } catch (error) {
+      await server?.close();
+      await engine.close();
+      throw error;
+    }
+  log(`  storage:     ${storage.description}`);
+  let stopping: Promise<void> | undefined;
+  return {
+    server,
+    serviceBus: endpoints,
+    engine,
+    stop: () => {
+      stopping ??= Promise.all([server?.close(), endpoints?.stop()]).then(() => engine.close());
+      return stopping;
+    },
+  };
+}
+
+/** Starts the SQS endpoint and says where it is; the engine is closed if it cannot listen. */
+async function startSqs(
+  engine: QueueEngine,
+  values: ServeValues,
+  port: number,
+  credentials: { accessKeyId: string; secretAccessKey: string } | null,
+  log: (line: string) => void,
+): Promise<SqsServer> {
   let server: SqsServer;
   try {
     server = await SqsServer.start({
@@ -111,21 +171,45 @@ export async function serve(
   }
   log(`queue-runtime SQS endpoint listening on ${server.endpoint}`);
   log(`  region:      ${values.region}`);
-  log(`  storage:     ${storage.description}`);
   log(
     credentials === null
       ? "  credentials: not checked (--no-auth)"
       : `  credentials: access key ${credentials.accessKeyId}, secret ${values["secret-key"] === undefined ? credentials.secretAccessKey : "(as given)"}`,
   );
   log(`  try:         aws sqs list-queues --endpoint-url ${server.endpoint} --region ${values.region}`);
-  let stopping: Promise<void> | undefined;
+  return server;
+}
+
+/** The Service Bus endpoints' options when `--servicebus` is given; its flags without it are a mistake. */
+function serviceBusOptionsOf(values: ServeValues): ServiceBusServeOptions | undefined {
+  const given = ["amqp-port", "admin-port", "config", "sas-key-name", "sas-key"].filter(
+    (flag) => values[flag as keyof ServeValues] !== undefined,
+  );
+  if (values["no-create-queues"]) given.push("no-create-queues");
+  if (!values.servicebus) {
+    if (given.length > 0)
+      throw new QueueError("Configuration", `--${given[0]} is a Service Bus option: add --servicebus`);
+    return undefined;
+  }
+  if (values["no-auth"] && (values["sas-key"] !== undefined || values["sas-key-name"] !== undefined))
+    throw new QueueError("Configuration", "give --no-auth or a SAS key, not both");
+  if (values.config !== undefined && values["no-create-queues"])
+    throw new QueueError(
+      "Configuration",
+      "--config already decides which queues exist: drop --no-create-queues",
+    );
   return {
-    server,
-    engine,
-    stop: () => {
-      stopping ??= server.close().then(() => engine.close());
-      return stopping;
-    },
+    host: values.host,
+    amqpPort: portNumber("--amqp-port", values["amqp-port"] ?? "5672"),
+    adminPort: portNumber("--admin-port", values["admin-port"] ?? "5300"),
+    configPath: values.config,
+    createQueues: !values["no-create-queues"],
+    sasKey: values["no-auth"]
+      ? null
+      : {
+          keyName: values["sas-key-name"] ?? EMULATOR_SAS_KEY.keyName,
+          key: values["sas-key"] ?? EMULATOR_SAS_KEY.key,
+        },
   };
 }
 
@@ -142,7 +226,9 @@ interface Storage {
   readonly pollIntervalMs: number | undefined;
 }
 
-function storageOf(values: ReturnType<typeof parseServeArgs>["values"]): Storage {
+type ServeValues = ReturnType<typeof parseServeArgs>["values"];
+
+function storageOf(values: ServeValues): Storage {
   const journal = values.journal;
   if (journal !== undefined)
     return {
@@ -177,6 +263,14 @@ function parseServeArgs(args: readonly string[]) {
       region: { type: "string", default: "us-east-1" },
       "account-id": { type: "string", default: "000000000000" },
       "log-requests": { type: "boolean", default: false },
+      servicebus: { type: "boolean", default: false },
+      "amqp-port": { type: "string" },
+      "admin-port": { type: "string" },
+      config: { type: "string" },
+      "no-create-queues": { type: "boolean", default: false },
+      "sas-key-name": { type: "string" },
+      "sas-key": { type: "string" },
+      "no-sqs": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
   });

@@ -187,10 +187,15 @@ export class QueueEngine {
 
   /**
    * Locks a session now, without waiting: the one named (`SessionLocked` while another holds it)
-   * or the next with messages (`undefined` when none is free).
+   * or the next with messages (`undefined` when none is free), for `lockDurationMs` (the
+   * engine's session lock duration by default) from now and from each renewal.
    */
-  tryAcceptSession(queue: string, sessionId: string | undefined): SessionLock | undefined {
-    return acceptSession(this.#context, queue, sessionId);
+  tryAcceptSession(
+    queue: string,
+    sessionId: string | undefined,
+    lockDurationMs?: number,
+  ): SessionLock | undefined {
+    return acceptSession(this.#context, queue, sessionId, lockDurationMs);
   }
 
   /** Locks a session (the one named, or the next available within `waitMs`); `NoSessionAvailable` when none came. */

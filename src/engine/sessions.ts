@@ -10,6 +10,8 @@ export interface SessionLock {
   readonly sessionId: string;
   readonly token: string;
   readonly lockedUntil: number;
+  /** How long the lock lasts from an accept or a renewal (the engine's session lock duration unless given). */
+  readonly durationMs?: number | undefined;
 }
 
 function sessionQueue(context: EngineContext, name: string): QueueRecord {
@@ -27,17 +29,24 @@ function lockSession(
   queue: QueueRecord,
   sessionId: string,
   now: number,
+  durationMs: number | undefined,
 ): SessionLock {
   const existing = context.store.getGroup(queue.name, sessionId);
   const group: GroupRecord = {
     sessionId,
     lockKind: "session",
     lockToken: context.newToken(),
-    lockedUntil: now + context.defaults.sessionLockDurationMs,
+    lockedUntil: now + (durationMs ?? context.defaults.sessionLockDurationMs),
     state: existing?.state ?? null,
   };
   context.store.putGroup(queue.name, group);
-  return { queue: queue.name, sessionId, token: group.lockToken!, lockedUntil: group.lockedUntil };
+  return {
+    queue: queue.name,
+    sessionId,
+    token: group.lockToken!,
+    lockedUntil: group.lockedUntil,
+    durationMs,
+  };
 }
 
 /**
@@ -49,6 +58,7 @@ export function acceptSession(
   context: EngineContext,
   queueName: string,
   sessionId: string | undefined,
+  durationMs?: number,
 ): SessionLock | undefined {
   return context.store.transaction(() => {
     const queue = sessionQueue(context, queueName);
@@ -56,7 +66,7 @@ export function acceptSession(
     maintain(context, queue, now);
     if (sessionId === undefined) {
       const [next] = context.store.availableGroups(queue.name, now, 1);
-      return next === undefined ? undefined : lockSession(context, queue, next, now);
+      return next === undefined ? undefined : lockSession(context, queue, next, now, durationMs);
     }
     const group = context.store.getGroup(queue.name, sessionId);
     if (group !== undefined && group.lockedUntil > now)
@@ -67,7 +77,7 @@ export function acceptSession(
           retryAfterMs: group.lockedUntil - now,
         },
       );
-    return lockSession(context, queue, sessionId, now);
+    return lockSession(context, queue, sessionId, now, durationMs);
   });
 }
 
@@ -110,7 +120,7 @@ export function renewSession(context: EngineContext, lock: SessionLock): number 
   return context.store.transaction(() => {
     const now = context.clock.now();
     const { queue, group } = heldGroup(context, lock, now);
-    group.lockedUntil = now + context.defaults.sessionLockDurationMs;
+    group.lockedUntil = now + (lock.durationMs ?? context.defaults.sessionLockDurationMs);
     context.store.putGroup(queue.name, group);
     for (const message of context.store.lockedInGroup(queue.name, lock.sessionId)) {
       if (message.lockToken === null || message.visibleAt <= now) continue;

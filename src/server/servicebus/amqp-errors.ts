@@ -19,6 +19,7 @@ export const CONDITIONS = {
   messageSizeExceeded: "amqp:link:message-size-exceeded",
   argument: "com.microsoft:argument-error",
   notImplemented: "amqp:not-implemented",
+  notAllowed: "amqp:not-allowed",
   decode: "amqp:decode-error",
   internal: "amqp:internal-error",
 } as const;
@@ -37,6 +38,7 @@ const STATUS: Readonly<Record<string, number>> = {
   [CONDITIONS.decode]: 400,
   [CONDITIONS.messageSizeExceeded]: 413,
   [CONDITIONS.notImplemented]: 501,
+  [CONDITIONS.notAllowed]: 400,
 };
 
 /** An unknown entity, in the words core-amqp turns into `MessagingEntityNotFound`. */

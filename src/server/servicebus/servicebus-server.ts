@@ -1,5 +1,6 @@
 import type { AddressInfo, Server } from "node:net";
 import rhea from "rhea";
+import type { TimerHandle } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { SessionLock } from "../../engine/sessions.js";
@@ -57,6 +58,8 @@ export class ServiceBusServer {
   readonly #connections = new Map<rhea.Connection, ConnectionState>();
   readonly #links = new Map<rhea.link, LinkRole>();
   readonly #sessions = new SessionRegistry();
+  /** The timer that watches each session receiver's lock. */
+  readonly #sessionWatch = new Map<rhea.link, TimerHandle>();
 
   private constructor(options: ServiceBusServerOptions, container: rhea.Container, server: Server) {
     this.#options = options;
@@ -199,6 +202,14 @@ export class ServiceBusServer {
         ? this.#acceptSession(sender, entity, filter[SESSION_FILTER])
         : null;
     if (session === undefined) return;
+    if (session === null && entity.target.fifo && !entity.address.deadLetter) {
+      sender.set_source(sender.source);
+      sender.close({
+        condition: CONDITIONS.notAllowed,
+        description: `It is not possible for an entity that requires sessions to create a non-sessionful message receiver: ${address}`,
+      });
+      return;
+    }
     if (session === null) sender.set_source(sender.source);
     const delivery = new DeliveryLink({
       sender,
@@ -209,6 +220,32 @@ export class ServiceBusServer {
       onError: (error) => this.#report(error),
     });
     this.#links.set(sender, { kind: "receive", delivery, session: session ?? undefined });
+    if (session !== null) this.#watchSession(sender, session);
+  }
+
+  /**
+   * Detaches a session receiver once its session lock has ended without renewal, with
+   * `session-lock-lost`, as Azure does; a renewal (through `$management`) moves the watch on.
+   */
+  #watchSession(sender: rhea.Sender, lock: SessionLock): void {
+    const { clock } = this.#options.engine;
+    const check = () => {
+      const role = this.#links.get(sender);
+      if (role?.kind !== "receive") return;
+      const held = this.#sessions.find(lock.queue, lock.sessionId);
+      const now = clock.now();
+      if (held?.token === lock.token && held.lockedUntil > now) {
+        this.#sessionWatch.set(sender, clock.setTimer(check, held.lockedUntil - now, true));
+        return;
+      }
+      this.#endReceive(sender, role);
+      if (sender.is_open())
+        sender.close({
+          condition: CONDITIONS.sessionLockLost,
+          description: `The session lock has expired on the session with id ${lock.sessionId}.`,
+        });
+    };
+    this.#sessionWatch.set(sender, clock.setTimer(check, lock.lockedUntil - clock.now(), true));
   }
 
   /**
@@ -231,7 +268,8 @@ export class ServiceBusServer {
       });
     let lock: SessionLock | undefined;
     try {
-      lock = engine.tryAcceptSession(entity.target.name, sessionId);
+      // Service Bus locks a session for its queue's lock duration, as it does a message.
+      lock = engine.tryAcceptSession(entity.target.name, sessionId, entity.target.lockDurationMs);
     } catch (error) {
       return refuse(amqpErrorOf(error));
     }
@@ -367,6 +405,8 @@ export class ServiceBusServer {
   /** A receiver went: its waits end, and its session is free for the next receiver at once. */
   #endReceive(link: rhea.link, role: Extract<LinkRole, { kind: "receive" }>): void {
     this.#links.delete(link);
+    this.#sessionWatch.get(link)?.cancel();
+    this.#sessionWatch.delete(link);
     role.delivery.close();
     if (role.session === undefined) return;
     const held = this.#sessions.find(role.session.queue, role.session.sessionId) ?? role.session;

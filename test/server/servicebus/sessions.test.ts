@@ -94,3 +94,48 @@ describe("the Service Bus endpoint under the official SDK: sessions", () => {
     );
   });
 });
+
+describe("the Service Bus endpoint under the official SDK: session locks", () => {
+  it("a session lock lasts the queue's lock duration; unrenewed, its receiver is detached with SessionLockLost", async () => {
+    const { client, engine } = await startEndpoint();
+    createQueue(engine, "brief", { requiresSession: true, lockDurationMs: 400 });
+    await client.createSender("brief").sendMessages({ body: "x", sessionId: "s" });
+    const session = await client.acceptSession("brief", "s", { maxAutoLockRenewalDurationInMs: 0 });
+    const locked = session.sessionLockedUntilUtc!.getTime() - Date.now();
+    expect(locked).toBeLessThanOrEqual(450);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await codeOf(session.receiveMessages(1, { maxWaitTimeInMs: 500 }))).toBe("SessionLockLost");
+    const next = await client.acceptSession("brief", "s");
+    expect((await next.receiveMessages(1, { maxWaitTimeInMs: 1_000 }))[0]!.body).toBe("x");
+    await next.close();
+  });
+
+  it("the SDK's automatic renewal keeps a short session lock held", async () => {
+    const { client, engine } = await startEndpoint();
+    createQueue(engine, "renewed", { requiresSession: true, lockDurationMs: 600 });
+    await client.createSender("renewed").sendMessages({ body: "kept", sessionId: "s" });
+    const session = await client.acceptSession("renewed", "s", { maxAutoLockRenewalDurationInMs: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    const [message] = await session.receiveMessages(1, { maxWaitTimeInMs: 1_000 });
+    expect(message!.body).toBe("kept");
+    await session.completeMessage(message!);
+    await session.close();
+  });
+
+  it("a plain receiver on a session queue is refused, as on Azure; its dead-letter queue is read without sessions", async () => {
+    const { client, engine } = await startEndpoint();
+    createQueue(engine, "strict", { requiresSession: true });
+    await client.createSender("strict").sendMessages({ body: "x", sessionId: "s" });
+    expect(
+      await codeOf(client.createReceiver("strict").receiveMessages(1, { maxWaitTimeInMs: 500 })),
+    ).not.toBe("no error");
+    const session = await client.acceptSession("strict", "s");
+    const [message] = await session.receiveMessages(1, { maxWaitTimeInMs: 1_000 });
+    await session.deadLetterMessage(message!, { deadLetterReason: "r", deadLetterErrorDescription: "d" });
+    await session.close();
+    const [letter] = await client
+      .createReceiver("strict", { subQueueType: "deadLetter" })
+      .receiveMessages(1, { maxWaitTimeInMs: 1_000 });
+    expect(letter).toMatchObject({ body: "x", deadLetterReason: "r", sessionId: "s" });
+  });
+});

@@ -1,5 +1,6 @@
 import { isServiceBusError, type ServiceBusReceivedMessage } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
+import { MAX_MESSAGE_BYTES } from "../../../src/server/servicebus/servicebus-server.js";
 import { createQueue, startEndpoint } from "./harness.js";
 
 /** The SDK's error code of a rejected promise. */
@@ -229,6 +230,25 @@ describe("the Service Bus endpoint under the official SDK: messages", () => {
       .createReceiver("perishable", { subQueueType: "deadLetter" })
       .receiveMessages(1, { maxWaitTimeInMs: 1_000 });
     expect(letter).toMatchObject({ body: "stale", deadLetterReason: "TTLExpiredException" });
+  });
+});
+
+describe("the Service Bus endpoint under the official SDK: sizes", () => {
+  it("batches are sized from the limit the sender's attach announces", async () => {
+    const { client } = await startEndpoint();
+    const batch = await client.createSender("sized").createMessageBatch();
+    expect(batch.maxSizeInBytes).toBe(MAX_MESSAGE_BYTES);
+    let added = 0;
+    while (batch.tryAddMessage({ body: Buffer.alloc(100_000) })) added++;
+    expect(added).toBeGreaterThan(5);
+    expect(added).toBeLessThan(11);
+  });
+
+  it("a single message over the limit is MessageSizeExceeded", async () => {
+    const { client } = await startEndpoint();
+    expect(
+      await codeOf(client.createSender("sized").sendMessages({ body: Buffer.alloc(MAX_MESSAGE_BYTES + 1) })),
+    ).toBe("MessageSizeExceeded");
   });
 });
 

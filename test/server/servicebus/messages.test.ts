@@ -65,6 +65,22 @@ describe("the Service Bus endpoint under the official SDK: messages", () => {
     expect(await receiver.receiveMessages(10, { maxWaitTimeInMs: 200 })).toEqual([]);
   });
 
+  it("AMQP value and sequence bodies, and the partition key, come back as sent", async () => {
+    const { client } = await startEndpoint();
+    const sender = client.createSender("typed");
+    // A message with a bodyType is the SDK's raw AMQP message, which has no partitionKey field.
+    await sender.sendMessages({ body: { nested: [1, "two"] }, bodyType: "value" });
+    await sender.sendMessages({ body: [[1, 2], ["three"]], bodyType: "sequence" });
+    await sender.sendMessages({ body: "keyed", partitionKey: "p-1" });
+    const received = await client.createReceiver("typed").receiveMessages(3, { maxWaitTimeInMs: 2_000 });
+    expect(received.map((message) => [message.body, message._rawAmqpMessage.bodyType])).toEqual([
+      [{ nested: [1, "two"] }, "value"],
+      [[[1, 2], ["three"]], "sequence"],
+      ["keyed", "data"],
+    ]);
+    expect(received[2]!.partitionKey).toBe("p-1");
+  });
+
   it("a date application property comes back as the SDK gives dates: milliseconds since the epoch", async () => {
     const { client } = await startEndpoint();
     await client

@@ -132,6 +132,22 @@ describe("the Service Bus endpoint under the official SDK: messages", () => {
     expect(await codeOf(receiver.receiveDeferredMessages([aside!.sequenceNumber!]))).toBe("MessageNotFound");
   });
 
+  it("settles by lock token through $management once the receiving link is gone", async () => {
+    const { client, engine } = await startEndpoint();
+    await client.createSender("handover").sendMessages([{ body: "complete me" }, { body: "dead-letter me" }]);
+    const first = client.createReceiver("handover");
+    const [done, dead] = await first.receiveMessages(2, { maxWaitTimeInMs: 1_000 });
+    await first.close();
+    const second = client.createReceiver("handover");
+    await second.completeMessage(done!);
+    await second.deadLetterMessage(dead!, {
+      deadLetterReason: "handed over",
+      deadLetterErrorDescription: "by token",
+    });
+    expect(engine.stats("handover")).toMatchObject({ active: 0, inFlight: 0, deadLettered: 1 });
+    expect(await codeOf(second.completeMessage(done!))).toBe("MessageLockLost");
+  });
+
   it("schedules a message, shows it to a peek as scheduled, and cancels it", async () => {
     const { client } = await startEndpoint();
     const sender = client.createSender("scheduled");

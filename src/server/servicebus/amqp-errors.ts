@@ -20,6 +20,7 @@ export const CONDITIONS = {
   argument: "com.microsoft:argument-error",
   notImplemented: "amqp:not-implemented",
   notAllowed: "amqp:not-allowed",
+  invalidField: "amqp:invalid-field",
   decode: "amqp:decode-error",
   internal: "amqp:internal-error",
 } as const;
@@ -39,6 +40,7 @@ const STATUS: Readonly<Record<string, number>> = {
   [CONDITIONS.messageSizeExceeded]: 413,
   [CONDITIONS.notImplemented]: 501,
   [CONDITIONS.notAllowed]: 400,
+  [CONDITIONS.invalidField]: 400,
 };
 
 /** An unknown entity, in the words core-amqp turns into `MessagingEntityNotFound`. */

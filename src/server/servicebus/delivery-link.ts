@@ -3,6 +3,7 @@ import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { LockReference, MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
 import { type AmqpError, amqpErrorOf, CONDITIONS } from "./amqp-errors.js";
+import type { DispositionWriter } from "./disposition-writer.js";
 import { dotnetGuidOrder, lockOf, lockTokenBytes } from "./lock-tokens.js";
 import { toAmqpMessage } from "./message-mapping.js";
 import { acceptedOutcome, type RemoteOutcome, rejectedOutcome } from "./outcomes.js";
@@ -30,6 +31,8 @@ export interface DeliveryLinkOptions {
   readonly settleMode: SettleMode;
   /** For a session receiver: the session it holds. */
   readonly session?: SessionLock;
+  /** Writes settlements for the link's AMQP session. */
+  readonly dispositions: DispositionWriter;
   readonly onError: (error: unknown) => void;
 }
 
@@ -42,6 +45,8 @@ export class DeliveryLink {
   readonly #options: DeliveryLinkOptions;
   #closed = false;
   #waiting: AbortController | undefined;
+  /** What this link sent that rhea has not written yet. */
+  #unwritten: rhea.Delivery[] = [];
   #changed: (() => void) | undefined;
 
   constructor(options: DeliveryLinkOptions) {
@@ -73,10 +78,12 @@ export class DeliveryLink {
 
   /** Applies a client's disposition of a peek-lock delivery and settles it, with `message-lock-lost` when its lock is gone. */
   settle(delivery: rhea.Delivery, outcome: "accepted" | "released" | "modified" | "rejected"): void {
-    const { engine, queue } = this.#options;
-    const lock = lockOf(engine, queue, dotnetGuidOrder(delivery.tag as Buffer));
+    const { engine, queue, dispositions } = this.#options;
+    const tag = delivery.tag;
+    const lock =
+      Buffer.isBuffer(tag) && tag.length === 16 ? lockOf(engine, queue, dotnetGuidOrder(tag)) : undefined;
     if (lock === undefined) {
-      delivery.update(true, rejectedOutcome(lockLost()));
+      dispositions.settle(delivery, rejectedOutcome(lockLost()), false);
       return;
     }
     try {
@@ -93,16 +100,22 @@ export class DeliveryLink {
           typeof info.DeadLetterErrorDescription === "string" ? info.DeadLetterErrorDescription : undefined;
         engine.deadLetter(lock, reason, description);
       }
-      delivery.update(true, acceptedOutcome());
+      dispositions.settle(delivery, acceptedOutcome(), true);
     } catch (error) {
-      delivery.update(true, rejectedOutcome(amqpErrorOf(error)));
+      dispositions.settle(delivery, rejectedOutcome(amqpErrorOf(error)), false);
     }
   }
 
   async #run(): Promise<void> {
     const { sender, onError } = this.#options;
     while (!this.#closed) {
-      if (creditOf(sender) <= 0 || !sender.sendable()) {
+      // A link whose session or connection ended gets no close event of its own here.
+      if (!sender.is_open()) {
+        this.close();
+        return;
+      }
+      const room = this.#room();
+      if (room <= 0 || !sender.sendable()) {
         await new Promise<void>((resolve) => {
           this.#changed = resolve;
         });
@@ -113,7 +126,7 @@ export class DeliveryLink {
       this.#waiting = controller;
       let batch: Outgoing[];
       try {
-        batch = await this.#receive(Math.min(creditOf(sender), MAX_BATCH), controller.signal);
+        batch = await this.#receive(Math.min(room, MAX_BATCH), controller.signal);
       } catch (error) {
         onError(error);
         this.#fail(amqpErrorOf(error));
@@ -121,18 +134,29 @@ export class DeliveryLink {
       } finally {
         this.#waiting = undefined;
       }
-      let room = creditOf(sender);
+      let left = this.#room();
       for (const item of batch) {
-        if (this.#closed || room <= 0 || !sender.is_open()) this.#giveBack(item.lock);
+        if (this.#closed || left <= 0 || !sender.is_open()) this.#giveBack(item.lock);
         else {
-          this.#send(item);
-          room--;
+          this.#unwritten.push(this.#send(item));
+          left--;
         }
       }
-      // rhea writes transfers (and only then lowers the link's credit) on the next tick: until it
-      // has, the credit it reports still counts them, and more would wait unseen in its buffer.
+      // rhea writes transfers on the next tick, and only then lowers the link's credit.
       if (batch.length > 0) await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /**
+   * The credit left for new messages: the link's credit less what was sent and rhea has not
+   * written yet (it holds transfers while the session's window is shut, its credit unchanged).
+   */
+  #room(): number {
+    const sender = this.#options.sender;
+    const written = (sender.session as unknown as { outgoing: { next_pending_delivery: number } }).outgoing
+      .next_pending_delivery;
+    this.#unwritten = this.#unwritten.filter((delivery) => delivery.id >= written);
+    return creditOf(sender) - this.#unwritten.length;
   }
 
   #receive(max: number, signal: AbortSignal): Promise<Outgoing[]> {
@@ -147,15 +171,11 @@ export class DeliveryLink {
       : engine.receiveFromSession(session, max, deliver, { waitMs: WAIT_MS, signal });
   }
 
-  #send(item: Outgoing): void {
+  #send(item: Outgoing): rhea.Delivery {
     const { sender, engine, settleMode } = this.#options;
     const tag = dotnetGuidOrder(lockTokenBytes(item.lock.queue, item.lock.seq, item.lock.lockToken));
-    if (settleMode === "receiveAndDelete") {
-      engine.complete(item.lock);
-      sender.send(item.message as never, tag);
-      return;
-    }
-    sender.send(item.message as never, tag);
+    if (settleMode === "receiveAndDelete") engine.complete(item.lock);
+    return sender.send(item.message as never, tag);
   }
 
   #giveBack(lock: LockReference): void {

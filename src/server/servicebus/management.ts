@@ -49,7 +49,10 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
 
   "com.microsoft:peek-message": (context, body) => {
     const from = sequenceNumberOf(body["from-sequence-number"], "from-sequence-number");
-    const count = Math.min(MAX_PEEK, Math.max(0, Number(body["message-count"] ?? 1)));
+    const asked = body["message-count"] ?? 1;
+    if (typeof asked !== "number" || !Number.isInteger(asked) || asked < 0)
+      throw new QueueError("Validation", "message-count must be a whole number, 0 or more");
+    const count = Math.min(MAX_PEEK, asked);
     const sessionId = typeof body["session-id"] === "string" ? body["session-id"] : undefined;
     const records = peek(context.engine, context.queue.name, from, count, sessionId);
     if (records.length === 0) return { statusCode: 204, description: "No Content" };
@@ -65,7 +68,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     const messages = entries.map((entry) => {
       if (!Buffer.isBuffer(entry?.message))
         throw new QueueError("Validation", "each scheduled message must be an encoded message");
-      return toEngineMessage(rhea.message.decode(entry.message) as AmqpMessage, now, context.deduplicate);
+      return toEngineMessage(decodeMessage(entry.message), now, context.deduplicate);
     });
     const outcomes = context.engine.send(context.queue.name, messages);
     const sequenceNumbers = outcomes.map((outcome) => {
@@ -152,6 +155,18 @@ export function answerManagement(context: ManagementContext, request: AmqpMessag
     return operation(context, body);
   } catch (error) {
     return failure(amqpErrorOf(error));
+  }
+}
+
+/** A message a request carries encoded; one that does not decode is the client's error. */
+function decodeMessage(bytes: Buffer): AmqpMessage {
+  try {
+    return rhea.message.decode(bytes) as AmqpMessage;
+  } catch (error) {
+    throw new QueueError(
+      "Validation",
+      `a message in the request does not decode: ${(error as Error).message}`,
+    );
   }
 }
 

@@ -1,4 +1,4 @@
-import type { AddressInfo, Server } from "node:net";
+import type { AddressInfo, Server, Socket } from "node:net";
 import rhea from "rhea";
 import type { TimerHandle } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
@@ -9,15 +9,24 @@ import { type AmqpMessage, messagesOfTransfer } from "./amqp-message.js";
 import { putToken } from "./cbs.js";
 import { ConnectionState } from "./connection-state.js";
 import { DeliveryLink, type SettleMode } from "./delivery-link.js";
+import { DispositionWriter } from "./disposition-writer.js";
 import { dotnetTicks } from "./dotnet-time.js";
 import { type ResolvedEntity, resolveEntity } from "./entity-resolver.js";
 import { answerManagement } from "./management.js";
 import { toEngineMessage } from "./message-mapping.js";
+import { acceptedOutcome, rejectedOutcome } from "./outcomes.js";
+import { guardRhea } from "./rhea-guards.js";
 import type { SasKey } from "./sas.js";
 import { SessionRegistry } from "./session-registry.js";
 
 /** The largest message a sender may send, announced on every sender's attach (the SDK sizes batches from it). */
 export const MAX_MESSAGE_BYTES = 1_048_576;
+/** The largest frame, announced in the open (the SDK splits larger transfers into frames of it). */
+const MAX_FRAME_BYTES = 262_144;
+/** A connection's idle timeout, announced in the open. */
+const IDLE_TIMEOUT_MS = 120_000;
+/** How long a TCP connection may take to open AMQP before it is cut, by default. */
+const OPEN_TIMEOUT_MS = 10_000;
 
 const CBS = "$cbs";
 const SESSION_FILTER = "com.microsoft:session-filter";
@@ -35,6 +44,58 @@ export interface ServiceBusServerOptions {
   readonly createQueues: boolean;
   /** Told of what goes wrong inside the server (a client's error is answered to the client, not here). */
   readonly onError?: (error: unknown) => void;
+  /** How long a TCP connection may take to open AMQP before it is cut (default 10 000 ms). */
+  readonly openTimeoutMs?: number;
+}
+
+/** A link the server will not serve: attached (so the client sees why) and closed at once with `error`. */
+function refuse(link: rhea.link, error: AmqpError): void {
+  try {
+    link.set_source({ address: "" });
+    link.set_target({ address: "" });
+  } catch {
+    // The termini were never set: rhea answers with empty ones.
+  }
+  link.close(error);
+}
+
+/** Echoes a link's termini back, as an attach answer does; false when rhea cannot encode what the client sent. */
+function echoTermini(link: rhea.link): boolean {
+  try {
+    link.set_source(link.source);
+    link.set_target(link.target);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A terminus's address when it is a text (or an absent terminus, the empty text); `undefined` when it is not one. */
+function addressOf(terminus: unknown): string | undefined {
+  if (terminus === undefined) return "";
+  if (terminus === null || typeof terminus !== "object") return undefined;
+  const address = (terminus as { address?: unknown }).address;
+  if (address === undefined || address === null) return "";
+  return typeof address === "string" ? address : undefined;
+}
+
+function malformed(description: string): AmqpError {
+  return { condition: CONDITIONS.invalidField, description };
+}
+
+function closedConnection(): AmqpError {
+  return { condition: CONDITIONS.notAllowed, description: "the connection is closing" };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A message id rhea can carry back as a correlation id: a text, a whole number, or bytes. */
+function echoableId(id: unknown): string | number | Buffer | undefined {
+  if (typeof id === "string" || Buffer.isBuffer(id)) return id;
+  if (typeof id === "number" && Number.isSafeInteger(id) && id >= 0) return id;
+  return undefined;
 }
 
 /** What the server keeps of a link it attached. */
@@ -56,6 +117,9 @@ export class ServiceBusServer {
   readonly #server: Server;
   readonly #container: rhea.Container;
   readonly #connections = new Map<rhea.Connection, ConnectionState>();
+  readonly #dropped = new WeakSet<rhea.Connection>();
+  readonly #opened = new WeakSet<Socket>();
+  readonly #dispositions = new WeakMap<rhea.Session, DispositionWriter>();
   readonly #links = new Map<rhea.link, LinkRole>();
   readonly #sessions = new SessionRegistry();
   /** The timer that watches each session receiver's lock. */
@@ -69,17 +133,27 @@ export class ServiceBusServer {
 
   /** Starts listening; rejects with a `Configuration` error naming the address when it cannot. */
   static async start(options: ServiceBusServerOptions): Promise<ServiceBusServer> {
+    guardRhea(MAX_FRAME_BYTES);
     const container = rhea.create_container({ id: "queue-runtime" });
     const host = options.host ?? "127.0.0.1";
     const server = container.listen({
       port: options.port,
       host,
+      max_frame_size: MAX_FRAME_BYTES,
+      // A client that sends nothing for this long (the SDK's heartbeats keep it alive) is closed.
+      idle_time_out: IDLE_TIMEOUT_MS,
       // A modified outcome is abandon or defer here, never the same as released.
       sender_options: { treat_modified_as_released: false },
       receiver_options: { autoaccept: false },
     } as never) as Server;
     const endpoint = new ServiceBusServer(options, container, server);
     endpoint.#wire();
+    // Until its AMQP open, a connection has no idle timeout of rhea's: one that never opens is cut.
+    server.on("connection", (socket: Socket) => {
+      socket.setTimeout(options.openTimeoutMs ?? OPEN_TIMEOUT_MS, () => {
+        if (!endpoint.#opened.has(socket)) socket.destroy();
+      });
+    });
     await new Promise<void>((resolve, reject) => {
       server.once("listening", () => resolve());
       server.once("error", (error: NodeJS.ErrnoException) =>
@@ -131,6 +205,11 @@ export class ServiceBusServer {
       });
     on("connection_open", (context) => {
       this.#connections.set(context.connection, new ConnectionState());
+      const socket = (context.connection as unknown as { socket?: Socket }).socket;
+      if (socket !== undefined) {
+        this.#opened.add(socket);
+        socket.setTimeout(0);
+      }
     });
     on("receiver_open", (context) => this.#onClientSender(context.connection, context.receiver!));
     on("sender_open", (context) => this.#onClientReceiver(context.connection, context.sender!));
@@ -145,16 +224,21 @@ export class ServiceBusServer {
     const dropped = (context: rhea.EventContext) => this.#drop(context.connection);
     on("connection_close", dropped);
     on("disconnected", dropped);
+    on("session_close", (context) => context.session && this.#dropSession(context.session));
     on("connection_error", () => undefined);
-    on("error", (context) => this.#report(context.error));
+    // What a client sent that rhea cannot read ends that connection; the fault is the client's,
+    // and unheard, rhea would print every protocol error on stderr.
+    on("error", () => undefined);
+    on("protocol_error", () => undefined);
   }
 
   /** A client attached a sender: to `$cbs`, a `$management` node, or a queue. */
   #onClientSender(connection: rhea.Connection, receiver: rhea.Receiver): void {
     const state = this.#state(connection);
-    const address = receiver.target?.address ?? "";
-    receiver.set_source(receiver.source);
-    receiver.set_target(receiver.target);
+    if (state === undefined) return refuse(receiver, closedConnection());
+    const address = addressOf(receiver.target);
+    if (address === undefined || !echoTermini(receiver))
+      return refuse(receiver, malformed("a sender's target must be a terminus with a text address"));
     if (address === CBS) {
       this.#links.set(receiver, { kind: "cbs" });
       return;
@@ -181,10 +265,17 @@ export class ServiceBusServer {
   /** A client attached a receiver: a reply link (of `$cbs` or `$management`), or a queue's messages. */
   #onClientReceiver(connection: rhea.Connection, sender: rhea.Sender): void {
     const state = this.#state(connection);
-    const address = sender.source?.address ?? "";
-    sender.set_target(sender.target);
+    if (state === undefined) return refuse(sender, closedConnection());
+    const address = addressOf(sender.source);
+    const filter: unknown = sender.source?.filter;
+    if (address === undefined || (filter !== undefined && (filter === null || typeof filter !== "object")))
+      return refuse(
+        sender,
+        malformed("a receiver's source must be a terminus with a text address and a map filter"),
+      );
+    if (!echoTermini(sender))
+      return refuse(sender, malformed("a receiver's source or target cannot be echoed"));
     if (address === CBS || address.toLowerCase().endsWith("/$management")) {
-      sender.set_source(sender.source);
       state.addReplyLink(sender);
       this.#links.set(sender, { kind: "reply" });
       return;
@@ -196,26 +287,25 @@ export class ServiceBusServer {
     if (settleMode === "receiveAndDelete")
       (sender as unknown as { local: { attach: { snd_settle_mode: number } } }).local.attach.snd_settle_mode =
         1;
-    const filter = sender.source?.filter as Record<string, unknown> | undefined;
+    const filters = filter as Record<string, unknown> | undefined;
     const session =
-      filter !== undefined && SESSION_FILTER in filter
-        ? this.#acceptSession(sender, entity, filter[SESSION_FILTER])
+      filters !== undefined && SESSION_FILTER in filters
+        ? this.#acceptSession(sender, entity, filters[SESSION_FILTER])
         : null;
     if (session === undefined) return;
     if (session === null && entity.target.fifo && !entity.address.deadLetter) {
-      sender.set_source(sender.source);
       sender.close({
         condition: CONDITIONS.notAllowed,
         description: `It is not possible for an entity that requires sessions to create a non-sessionful message receiver: ${address}`,
       });
       return;
     }
-    if (session === null) sender.set_source(sender.source);
     const delivery = new DeliveryLink({
       sender,
       engine: this.#options.engine,
       queue: entity.target.name,
       settleMode,
+      dispositions: this.#dispositionsOf(sender.session),
       ...(session === null ? {} : { session }),
       onError: (error) => this.#report(error),
     });
@@ -310,19 +400,27 @@ export class ServiceBusServer {
   }
 
   #onMessage(context: rhea.EventContext): void {
-    const receiver = context.receiver!;
-    const role = this.#links.get(receiver);
-    const delivery = context.delivery!;
-    const message = context.message as unknown as AmqpMessage;
-    if (role === undefined) {
+    const { receiver, delivery } = context;
+    if (delivery === undefined) return;
+    if (receiver === undefined) {
+      // A transfer on a link the server sends on: the client has the roles the wrong way round.
       delivery.reject({
-        condition: CONDITIONS.notFound,
-        description: "this link is not attached to anything",
+        condition: CONDITIONS.notAllowed,
+        description: "a transfer on a link the server sends on",
       });
       return;
     }
+    const role = this.#links.get(receiver);
+    const message = context.message as unknown as AmqpMessage;
+    const dispositions = this.#dispositionsOf(receiver.session);
+    const accept = () => dispositions.settle(delivery, acceptedOutcome(), true);
+    const reject = (error: AmqpError) => dispositions.settle(delivery, rejectedOutcome(error), false);
+    if (role === undefined) {
+      reject({ condition: CONDITIONS.notFound, description: "this link is not attached to anything" });
+      return;
+    }
     if (role.kind === "cbs" || role.kind === "management") {
-      delivery.accept();
+      accept();
       this.#answer(context.connection, message, role);
       return;
     }
@@ -344,15 +442,21 @@ export class ServiceBusServer {
       const outcomes = engine.send(role.entity.queue.name, messages);
       const failed = outcomes.find((outcome) => !outcome.ok);
       if (failed !== undefined && !failed.ok) throw failed.error;
-      delivery.accept();
+      accept();
     } catch (error) {
-      delivery.reject(amqpErrorOf(error));
+      // What cannot be decoded is the client's malformed message, not a fault of the server.
+      reject(
+        QueueError.is(error)
+          ? amqpErrorOf(error)
+          : { condition: CONDITIONS.decode, description: messageOf(error) },
+      );
     }
   }
 
   /** Answers a request on `$cbs` or a `$management` node, on the reply link its `reply_to` names. */
   #answer(connection: rhea.Connection, request: AmqpMessage, role: LinkRole): void {
-    const state = this.#state(connection);
+    const state = this.#connections.get(connection);
+    if (state === undefined) return;
     const { engine, sasKey } = this.#options;
     const reply = (() => {
       if (role.kind === "cbs") {
@@ -383,9 +487,20 @@ export class ServiceBusServer {
         ...(answer.body === undefined ? {} : { body: answer.body }),
       };
     })();
-    const link = state.replyLink(request.reply_to);
+    const link = state?.replyLink(request.reply_to);
     if (reply === undefined || link === undefined || !link.is_open()) return;
-    link.send({ ...reply, correlation_id: request.message_id } as never);
+    // A request whose id AMQP cannot carry back gets its answer uncorrelated rather than none.
+    const correlation = echoableId(request.message_id);
+    link.send({ ...reply, ...(correlation === undefined ? {} : { correlation_id: correlation }) } as never);
+  }
+
+  #dispositionsOf(session: rhea.Session): DispositionWriter {
+    let writer = this.#dispositions.get(session);
+    if (writer === undefined) {
+      writer = new DispositionWriter();
+      this.#dispositions.set(session, writer);
+    }
+    return writer;
   }
 
   #deliveryOf(sender: rhea.Sender | undefined): DeliveryLink | undefined {
@@ -418,13 +533,21 @@ export class ServiceBusServer {
     }
   }
 
-  /** A connection went: every link it had is forgotten. */
+  /** A connection went: every link it had is forgotten, and it takes no more. */
   #drop(connection: rhea.Connection): void {
+    this.#dropped.add(connection);
     for (const link of [...this.#links.keys()]) if (link.connection === connection) this.#forget(link);
     this.#connections.delete(connection);
   }
 
-  #state(connection: rhea.Connection): ConnectionState {
+  /** A session the client ended: its links are forgotten (rhea reports no link close for them). */
+  #dropSession(session: rhea.Session): void {
+    for (const link of [...this.#links.keys()]) if (link.session === session) this.#forget(link);
+  }
+
+  /** The state of an open connection; `undefined` once it has closed (a late attach of it is refused). */
+  #state(connection: rhea.Connection): ConnectionState | undefined {
+    if (this.#dropped.has(connection)) return undefined;
     let state = this.#connections.get(connection);
     if (state === undefined) {
       state = new ConnectionState();

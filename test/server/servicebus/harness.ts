@@ -48,7 +48,13 @@ export function createQueue(
 
 /** Starts an endpoint on `store` (memory by default) and connects a client. */
 export async function startEndpoint(
-  options: { store?: QueueStore; sasKey?: SasKey | null; createQueues?: boolean; engine?: QueueEngine } = {},
+  options: {
+    store?: QueueStore;
+    sasKey?: SasKey | null;
+    createQueues?: boolean;
+    engine?: QueueEngine;
+    openTimeoutMs?: number;
+  } = {},
 ): Promise<Endpoint> {
   const engine =
     options.engine ?? new QueueEngine(options.store ?? new MemoryStore(), { createQueues: false });
@@ -60,6 +66,7 @@ export async function startEndpoint(
     sasKey,
     createQueues: options.createQueues ?? true,
     onError: (error) => errors.push(error),
+    ...(options.openTimeoutMs === undefined ? {} : { openTimeoutMs: options.openTimeoutMs }),
   });
   const connectionString = (key: SasKey = sasKey ?? EMULATOR_KEY) =>
     server

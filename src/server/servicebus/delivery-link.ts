@@ -135,11 +135,20 @@ export class DeliveryLink {
         this.#waiting = undefined;
       }
       let left = this.#room();
-      for (const item of batch) {
-        if (this.#closed || left <= 0 || !sender.is_open()) this.#giveBack(item.lock);
-        else {
+      for (const [index, item] of batch.entries()) {
+        if (this.#closed || left <= 0 || !sender.is_open()) {
+          this.#giveBack(item.lock);
+          continue;
+        }
+        try {
           this.#unwritten.push(this.#send(item));
           left--;
+        } catch (error) {
+          // rhea refused the transfer (its session buffer full, say): what is left goes back.
+          onError(error);
+          for (const rest of batch.slice(index)) this.#giveBack(rest.lock);
+          this.#fail(amqpErrorOf(error));
+          return;
         }
       }
       // rhea writes transfers on the next tick, and only then lowers the link's credit.

@@ -14,10 +14,10 @@ export class DispositionWriter {
   /** Settles `delivery` with `outcome`; `accepted` tells whether it is the `accepted` outcome. */
   settle(delivery: rhea.Delivery, outcome: unknown, accepted: boolean): void {
     if (accepted && this.#waiting.length === 0) {
-      delivery.update(true, outcome);
+      finalSettle(delivery, outcome);
       return;
     }
-    this.#waiting.push(() => delivery.update(true, outcome));
+    this.#waiting.push(() => finalSettle(delivery, outcome));
     if (this.#waiting.length === 1) setImmediate(() => this.#next());
   }
 
@@ -25,4 +25,15 @@ export class DispositionWriter {
     this.#waiting.shift()?.();
     if (this.#waiting.length > 0) setImmediate(() => this.#next());
   }
+}
+
+/**
+ * Settles a delivery for good. A receiver settling second (peek-lock) has settled by the time
+ * the server does and sends nothing more, so rhea, which frees a delivery only once both sides
+ * have settled it, would keep it: after 2,048 on one session its buffer is full and the next
+ * send throws. The delivery is marked settled on both sides, as the protocol has it then.
+ */
+function finalSettle(delivery: rhea.Delivery, outcome: unknown): void {
+  delivery.update(true, outcome);
+  (delivery as unknown as { remote_settled: boolean }).remote_settled = true;
 }

@@ -140,6 +140,8 @@ export class ServiceBusServer {
       port: options.port,
       host,
       max_frame_size: MAX_FRAME_BYTES,
+      // Transfers and dispositions are small and answered at once: Nagle's wait would hold each.
+      tcp_no_delay: true,
       // A client that sends nothing for this long (the SDK's heartbeats keep it alive) is closed.
       idle_time_out: IDLE_TIMEOUT_MS,
       // A modified outcome is abandon or defer here, never the same as released.
@@ -235,10 +237,15 @@ export class ServiceBusServer {
   /** A client attached a sender: to `$cbs`, a `$management` node, or a queue. */
   #onClientSender(connection: rhea.Connection, receiver: rhea.Receiver): void {
     const state = this.#state(connection);
-    if (state === undefined) return refuse(receiver, closedConnection());
+    if (state === undefined) {
+      refuse(receiver, closedConnection());
+      return;
+    }
     const address = addressOf(receiver.target);
-    if (address === undefined || !echoTermini(receiver))
-      return refuse(receiver, malformed("a sender's target must be a terminus with a text address"));
+    if (address === undefined || !echoTermini(receiver)) {
+      refuse(receiver, malformed("a sender's target must be a terminus with a text address"));
+      return;
+    }
     if (address === CBS) {
       this.#links.set(receiver, { kind: "cbs" });
       return;
@@ -265,16 +272,23 @@ export class ServiceBusServer {
   /** A client attached a receiver: a reply link (of `$cbs` or `$management`), or a queue's messages. */
   #onClientReceiver(connection: rhea.Connection, sender: rhea.Sender): void {
     const state = this.#state(connection);
-    if (state === undefined) return refuse(sender, closedConnection());
+    if (state === undefined) {
+      refuse(sender, closedConnection());
+      return;
+    }
     const address = addressOf(sender.source);
     const filter: unknown = sender.source?.filter;
-    if (address === undefined || (filter !== undefined && (filter === null || typeof filter !== "object")))
-      return refuse(
+    if (address === undefined || (filter !== undefined && (filter === null || typeof filter !== "object"))) {
+      refuse(
         sender,
         malformed("a receiver's source must be a terminus with a text address and a map filter"),
       );
-    if (!echoTermini(sender))
-      return refuse(sender, malformed("a receiver's source or target cannot be echoed"));
+      return;
+    }
+    if (!echoTermini(sender)) {
+      refuse(sender, malformed("a receiver's source or target cannot be echoed"));
+      return;
+    }
     if (address === CBS || address.toLowerCase().endsWith("/$management")) {
       state.addReplyLink(sender);
       this.#links.set(sender, { kind: "reply" });
@@ -351,11 +365,13 @@ export class ServiceBusServer {
       sender.close(error);
       return undefined;
     };
-    if (!entity.target.fifo)
-      return refuse({
+    if (!entity.target.fifo) {
+      refuse({
         condition: CONDITIONS.notImplemented,
         description: `It is not possible for an entity that does not require sessions to create a session receiver: ${entity.target.name}`,
       });
+      return;
+    }
     let lock: SessionLock | undefined;
     try {
       // Service Bus locks a session for its queue's lock duration, as it does a message.
@@ -363,11 +379,13 @@ export class ServiceBusServer {
     } catch (error) {
       return refuse(amqpErrorOf(error));
     }
-    if (lock === undefined)
-      return refuse({
+    if (lock === undefined) {
+      refuse({
         condition: CONDITIONS.timeout,
         description: `no unlocked session with messages is available on ${entity.target.name}`,
       });
+      return;
+    }
     sender.set_source({ ...sender.source, filter: { [SESSION_FILTER]: lock.sessionId } });
     (
       sender as unknown as { local: { attach: { properties?: Record<string, unknown> } } }

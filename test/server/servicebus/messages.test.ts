@@ -184,6 +184,23 @@ describe("the Service Bus endpoint under the official SDK: messages", () => {
     expect(received.map((message) => message.deliveryCount)).toEqual([0, 0, 0, 0, 0]);
   });
 
+  it("one receiver takes and settles more messages than rhea's session buffer holds (2,048)", async () => {
+    const { client, errors } = await startEndpoint();
+    const sender = client.createSender("many");
+    for (let i = 0; i < 2_500; i += 250)
+      await sender.sendMessages(Array.from({ length: 250 }, (_, j) => ({ body: i + j })));
+    const receiver = client.createReceiver("many");
+    let settled = 0;
+    while (settled < 2_500) {
+      const batch = await receiver.receiveMessages(250, { maxWaitTimeInMs: 2_000 });
+      expect(batch.length).toBeGreaterThan(0);
+      await Promise.all(batch.map((message) => receiver.completeMessage(message)));
+      settled += batch.length;
+    }
+    expect(settled).toBe(2_500);
+    expect(errors).toEqual([]);
+  });
+
   it("receive-and-delete removes each message as it is delivered", async () => {
     const { client, engine } = await startEndpoint();
     await client.createSender("gone").sendMessages([{ body: "a" }, { body: "b" }]);

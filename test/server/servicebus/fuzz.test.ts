@@ -1403,7 +1403,7 @@ describe("the Service Bus endpoint under garbage on raw sockets", () => {
           transfer(1, 3, encodeMessage({ body: "refused too" }), { format: 7 }),
           transfer(1, 4, encodeMessage({ body: "stored too" })),
         );
-        await thenClose(c, "disposition", 2);
+        await thenClose(c, "disposition", 4);
       }, BOUND_MS);
       // rhea's write_dispositions extends a one-delivery range without comparing the next delivery's state.
       expect(engine.stats("merged").active).toBe(2);

@@ -1,10 +1,12 @@
 import type rhea from "rhea";
+import { QueueError } from "../../core/errors.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { LockReference, MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
+import type { WriteBatcher } from "../../engine/write-batcher.js";
 import { type AmqpError, amqpErrorOf, CONDITIONS } from "./amqp-errors.js";
 import type { DispositionWriter } from "./disposition-writer.js";
-import { dotnetGuidOrder, lockOf, lockTokenBytes } from "./lock-tokens.js";
+import { deliveryTag } from "./lock-tokens.js";
 import { toAmqpMessage } from "./message-mapping.js";
 import { acceptedOutcome, type RemoteOutcome, rejectedOutcome } from "./outcomes.js";
 
@@ -33,6 +35,8 @@ export interface DeliveryLinkOptions {
   readonly session?: SessionLock;
   /** Writes settlements for the link's AMQP session. */
   readonly dispositions: DispositionWriter;
+  /** Group-commits the engine writes of settlements, so that one commit serves a burst of them. */
+  readonly writes: WriteBatcher;
   readonly onError: (error: unknown) => void;
 }
 
@@ -44,7 +48,10 @@ export interface DeliveryLinkOptions {
 export class DeliveryLink {
   readonly #options: DeliveryLinkOptions;
   #closed = false;
-  #waiting: AbortController | undefined;
+  /** Aborted (and replaced) to end the wait under way; one serves every wait until then. */
+  #waits = new AbortController();
+  /** The lock of each delivery sent and not yet settled: a disposition names its delivery, not a token. */
+  readonly #locks = new WeakMap<rhea.Delivery, LockReference>();
   /** What this link sent that rhea has not written yet. */
   #unwritten: rhea.Delivery[] = [];
   #changed: (() => void) | undefined;
@@ -66,44 +73,51 @@ export class DeliveryLink {
    */
   drain(): void {
     this.#options.sender.set_drained(true);
-    this.#waiting?.abort();
+    this.#endWait();
   }
 
   /** The link or its connection went: waits end; messages it holds stay locked until their locks end, as on Azure. */
   close(): void {
     this.#closed = true;
-    this.#waiting?.abort();
+    this.#endWait();
     this.#changed?.();
   }
 
-  /** Applies a client's disposition of a peek-lock delivery and settles it, with `message-lock-lost` when its lock is gone. */
+  /**
+   * Applies a client's disposition of a peek-lock delivery and settles it once committed, with
+   * `message-lock-lost` when its lock is gone.
+   */
   settle(delivery: rhea.Delivery, outcome: "accepted" | "released" | "modified" | "rejected"): void {
-    const { engine, queue, dispositions } = this.#options;
-    const tag = delivery.tag;
-    const lock =
-      Buffer.isBuffer(tag) && tag.length === 16 ? lockOf(engine, queue, dotnetGuidOrder(tag)) : undefined;
+    const { engine, dispositions, writes, onError } = this.#options;
+    const lock = this.#locks.get(delivery);
+    this.#locks.delete(delivery);
     if (lock === undefined) {
       dispositions.settle(delivery, rejectedOutcome(lockLost()), false);
       return;
     }
-    try {
-      const state = (delivery as unknown as { remote_state?: RemoteOutcome }).remote_state ?? {};
-      if (outcome === "accepted") engine.complete(lock);
-      else if (outcome === "released") engine.abandon(lock);
-      else if (outcome === "modified") {
-        if (state.undeliverable_here === true) engine.defer(lock);
-        else engine.abandon(lock);
-      } else {
-        const info = (state.error?.info ?? {}) as Record<string, unknown>;
-        const reason = typeof info.DeadLetterReason === "string" ? info.DeadLetterReason : "";
-        const description =
-          typeof info.DeadLetterErrorDescription === "string" ? info.DeadLetterErrorDescription : undefined;
-        engine.deadLetter(lock, reason, description);
-      }
-      dispositions.settle(delivery, acceptedOutcome(), true);
-    } catch (error) {
-      dispositions.settle(delivery, rejectedOutcome(amqpErrorOf(error)), false);
-    }
+    const state = (delivery as unknown as { remote_state?: RemoteOutcome }).remote_state ?? {};
+    writes
+      .run(() => {
+        if (outcome === "accepted") engine.complete(lock);
+        else if (outcome === "released") engine.abandon(lock);
+        else if (outcome === "modified") {
+          if (state.undeliverable_here === true) engine.defer(lock);
+          else engine.abandon(lock);
+        } else {
+          const info = (state.error?.info ?? {}) as Record<string, unknown>;
+          const reason = typeof info.DeadLetterReason === "string" ? info.DeadLetterReason : "";
+          const description =
+            typeof info.DeadLetterErrorDescription === "string" ? info.DeadLetterErrorDescription : undefined;
+          engine.deadLetter(lock, reason, description);
+        }
+      })
+      .then(
+        () => dispositions.settle(delivery, acceptedOutcome(), true),
+        (error: unknown) => {
+          if (!QueueError.is(error)) onError(error);
+          dispositions.settle(delivery, rejectedOutcome(amqpErrorOf(error)), false);
+        },
+      );
   }
 
   async #run(): Promise<void> {
@@ -122,17 +136,13 @@ export class DeliveryLink {
         this.#changed = undefined;
         continue;
       }
-      const controller = new AbortController();
-      this.#waiting = controller;
       let batch: Outgoing[];
       try {
-        batch = await this.#receive(Math.min(room, MAX_BATCH), controller.signal);
+        batch = await this.#receive(Math.min(room, MAX_BATCH), this.#waits.signal);
       } catch (error) {
         onError(error);
         this.#fail(amqpErrorOf(error));
         return;
-      } finally {
-        this.#waiting = undefined;
       }
       let left = this.#room();
       for (const [index, item] of batch.entries()) {
@@ -182,9 +192,17 @@ export class DeliveryLink {
 
   #send(item: Outgoing): rhea.Delivery {
     const { sender, engine, settleMode } = this.#options;
-    const tag = dotnetGuidOrder(lockTokenBytes(item.lock.queue, item.lock.seq, item.lock.lockToken));
+    const { queue, seq, lockToken } = item.lock;
     if (settleMode === "receiveAndDelete") engine.complete(item.lock);
-    return sender.send(item.message as never, tag);
+    const delivery = sender.send(item.message as never, deliveryTag(queue, seq, lockToken));
+    if (settleMode === "peekLock") this.#locks.set(delivery, item.lock);
+    return delivery;
+  }
+
+  /** Ends the wait under way, if any; the next wait gets a fresh signal. */
+  #endWait(): void {
+    this.#waits.abort();
+    this.#waits = new AbortController();
   }
 
   #giveBack(lock: LockReference): void {

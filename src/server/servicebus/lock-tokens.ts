@@ -11,11 +11,16 @@ import type { LockReference } from "../../engine/records.js";
 
 /** The 16 bytes of a lock token in RFC 4122 order (as `$management` carries them). */
 export function lockTokenBytes(queue: string, seq: number, engineToken: string): Buffer {
-  const bytes = Buffer.alloc(16);
+  const bytes = Buffer.allocUnsafe(16);
   bytes.writeUIntBE(Math.floor(seq / 2 ** 8), 0, 6);
   bytes.writeUInt8(seq % 2 ** 8, 6);
-  digest(queue, engineToken).copy(bytes, 7);
+  digest(queue, engineToken).copy(bytes, 7, 0, 9);
   return bytes;
+}
+
+/** A lock token as a delivery's tag carries it: in .NET order (see {@link dotnetGuidOrder}). */
+export function deliveryTag(queue: string, seq: number, engineToken: string): Buffer {
+  return swapGroups(lockTokenBytes(queue, seq, engineToken));
 }
 
 /** The lock a token refers to, if it still is the message's latest lock. */
@@ -24,7 +29,8 @@ export function lockOf(engine: QueueEngine, queue: string, token: Uint8Array): L
   const bytes = Buffer.from(token.buffer, token.byteOffset, 16);
   const seq = bytes.readUIntBE(0, 6) * 2 ** 8 + bytes.readUInt8(6);
   const lockToken = engine.lockTokenOf(queue, seq);
-  if (typeof lockToken !== "string" || !digest(queue, lockToken).equals(bytes.subarray(7))) return undefined;
+  if (typeof lockToken !== "string" || !digest(queue, lockToken).subarray(0, 9).equals(bytes.subarray(7)))
+    return undefined;
   return { queue, seq, lockToken };
 }
 
@@ -33,11 +39,15 @@ export function lockOf(engine: QueueEngine, queue: string, token: Uint8Array): L
  * byte-swapped. The same function turns it back.
  */
 export function dotnetGuidOrder(bytes: Uint8Array): Buffer {
-  const out = Buffer.from(bytes);
-  out.subarray(0, 4).reverse();
-  out.subarray(4, 6).reverse();
-  out.subarray(6, 8).reverse();
-  return out;
+  return swapGroups(Buffer.from(bytes));
+}
+
+/** Byte-swaps the first three groups of a UUID's bytes in place. */
+function swapGroups(bytes: Buffer): Buffer {
+  bytes.subarray(0, 4).reverse();
+  bytes.subarray(4, 6).reverse();
+  bytes.subarray(6, 8).reverse();
+  return bytes;
 }
 
 /** The usual text form of 16 RFC-ordered bytes. */
@@ -52,6 +62,7 @@ export function uuidBytes(text: string): Buffer | undefined {
   return /^[0-9a-fA-F]{32}$/.test(hex) ? Buffer.from(hex, "hex") : undefined;
 }
 
+/** The digest's first 9 bytes are a token's; the NUL keeps queue and token apart. */
 function digest(queue: string, engineToken: string): Buffer {
-  return createHash("sha256").update(queue).update("\u0000").update(engineToken).digest().subarray(0, 9);
+  return createHash("sha256").update(`${queue}\u0000${engineToken}`).digest();
 }

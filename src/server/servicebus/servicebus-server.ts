@@ -2,11 +2,14 @@ import type { AddressInfo, Server, Socket } from "node:net";
 import rhea from "rhea";
 import type { TimerHandle } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
+import type { EngineMessage } from "../../engine/delivery.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { SessionLock } from "../../engine/sessions.js";
+import { WriteBatcher } from "../../engine/write-batcher.js";
 import { type AmqpError, amqpErrorOf, CONDITIONS, entityNotFound } from "./amqp-errors.js";
 import { type AmqpMessage, messagesOfTransfer } from "./amqp-message.js";
 import { putToken } from "./cbs.js";
+import { coalesceWrites } from "./coalesced-writes.js";
 import { ConnectionState } from "./connection-state.js";
 import { DeliveryLink, type SettleMode } from "./delivery-link.js";
 import { DispositionWriter } from "./disposition-writer.js";
@@ -124,9 +127,15 @@ export class ServiceBusServer {
   readonly #sessions = new SessionRegistry();
   /** The timer that watches each session receiver's lock. */
   readonly #sessionWatch = new Map<rhea.link, TimerHandle>();
+  /**
+   * Group commit of sends and settlements: what the connections' frames read in one turn of the
+   * event loop ask for shares one store transaction, and each is acknowledged once committed.
+   */
+  readonly #writes: WriteBatcher;
 
   private constructor(options: ServiceBusServerOptions, container: rhea.Container, server: Server) {
     this.#options = options;
+    this.#writes = new WriteBatcher((fn) => options.engine.transaction(fn), setImmediate);
     this.#container = container;
     this.#server = server;
   }
@@ -152,6 +161,7 @@ export class ServiceBusServer {
     endpoint.#wire();
     // Until its AMQP open, a connection has no idle timeout of rhea's: one that never opens is cut.
     server.on("connection", (socket: Socket) => {
+      coalesceWrites(socket);
       socket.setTimeout(options.openTimeoutMs ?? OPEN_TIMEOUT_MS, () => {
         if (!endpoint.#opened.has(socket)) socket.destroy();
       });
@@ -320,6 +330,7 @@ export class ServiceBusServer {
       queue: entity.target.name,
       settleMode,
       dispositions: this.#dispositionsOf(sender.session),
+      writes: this.#writes,
       ...(session === null ? {} : { session }),
       onError: (error) => this.#report(error),
     });
@@ -444,23 +455,13 @@ export class ServiceBusServer {
     }
     if (role.kind !== "send") return;
     const { engine } = this.#options;
+    const queue = role.entity.queue;
+    let messages: EngineMessage[];
     try {
       const format = (delivery as unknown as { format?: number }).format ?? 0;
       const now = engine.clock.now();
-      const deduplicate = role.entity.queue.deduplicationWindowMs > 0;
-      const messages = messagesOfTransfer(message, format).map((one) =>
-        toEngineMessage(one, now, deduplicate),
-      );
-      for (const one of messages)
-        if (one.body.byteLength > MAX_MESSAGE_BYTES)
-          throw new QueueError(
-            "MessageTooLarge",
-            `The received message (size ${one.body.byteLength} bytes) exceeds the limit (${MAX_MESSAGE_BYTES} bytes) currently allowed on the link.`,
-          );
-      const outcomes = engine.send(role.entity.queue.name, messages);
-      const failed = outcomes.find((outcome) => !outcome.ok);
-      if (failed !== undefined && !failed.ok) throw failed.error;
-      accept();
+      const deduplicate = queue.deduplicationWindowMs > 0;
+      messages = messagesOfTransfer(message, format).map((one) => toEngineMessage(one, now, deduplicate));
     } catch (error) {
       // What cannot be decoded is the client's malformed message, not a fault of the server.
       reject(
@@ -468,7 +469,25 @@ export class ServiceBusServer {
           ? amqpErrorOf(error)
           : { condition: CONDITIONS.decode, description: messageOf(error) },
       );
+      return;
     }
+    const tooLarge = messages.find((one) => one.body.byteLength > MAX_MESSAGE_BYTES);
+    if (tooLarge !== undefined) {
+      reject({
+        condition: CONDITIONS.messageSizeExceeded,
+        description: `The received message (size ${tooLarge.body.byteLength} bytes) exceeds the limit (${MAX_MESSAGE_BYTES} bytes) currently allowed on the link.`,
+      });
+      return;
+    }
+    this.#writes
+      .run(() => {
+        const failed = engine.send(queue.name, messages).find((outcome) => !outcome.ok);
+        if (failed !== undefined && !failed.ok) throw failed.error;
+      })
+      .then(accept, (error: unknown) => {
+        if (!QueueError.is(error)) this.#report(error);
+        reject(amqpErrorOf(error));
+      });
   }
 
   /** Answers a request on `$cbs` or a `$management` node, on the reply link its `reply_to` names. */

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { LockReference } from "../../engine/records.js";
 
@@ -64,5 +64,5 @@ export function uuidBytes(text: string): Buffer | undefined {
 
 /** The digest's first 9 bytes are a token's; the NUL keeps queue and token apart. */
 function digest(queue: string, engineToken: string): Buffer {
-  return createHash("sha256").update(`${queue}\u0000${engineToken}`).digest();
+  return hash("sha256", `${queue}\u0000${engineToken}`, "buffer");
 }

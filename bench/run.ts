@@ -14,6 +14,10 @@ const suites: BenchSuite[] = [
   { name: "processing", run: async () => (await import("./processing.bench.js")).run() },
   { name: "receiving", run: async () => (await import("./receiving.bench.js")).run() },
   { name: "servicebus", run: async () => (await import("./servicebus.bench.js")).run() },
+  {
+    name: "servicebus-provider",
+    run: async () => (await import("./servicebus-provider.bench.js")).run(),
+  },
 ];
 
 const wanted = process.argv.slice(2);

@@ -1,19 +1,15 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import {
-  ServiceBusClient,
-  type ServiceBusMessage,
-  type ServiceBusReceiver,
-  type ServiceBusSender,
-} from "@azure/service-bus";
-import { type DrainWork, drain, measureTimed } from "./lib.js";
-import { type ChildServer, cpuMsOf, stopServer } from "./servers/child-server.js";
+import type { ServiceBusMessage } from "@azure/service-bus";
+import { drain, measureTimed } from "./lib.js";
+import { cpuMsOf, stopServer } from "./servers/child-server.js";
 import {
   bareAmqpCommand,
   serviceBusServeCommand,
   startServiceBusServer,
 } from "./servers/servicebus-child.js";
+import { serviceBusSdkClients } from "./servicebus-sdk-work.js";
 
 const MESSAGES = Number(process.env.SERVICEBUS_BENCH_MESSAGES ?? 50_000);
 /** Messages each fresh server handles before the clock starts, so its JIT warm-up is not what is measured. */
@@ -83,36 +79,6 @@ const CONTENDERS: readonly Contender[] = [
 const body = { order: 42, sku: "A-1", qty: 3 };
 const batch: ServiceBusMessage[] = Array.from({ length: BATCH }, () => ({ body }));
 
-/** The SDK's clients of one server: a sender and a peek-lock receiver per worker, on one connection each or one in all. */
-async function clientsOf(server: ChildServer): Promise<{ work: DrainWork; close(): Promise<void> }> {
-  const clients = Array.from(
-    { length: SHARED ? 1 : WORKERS },
-    () => new ServiceBusClient(server.endpoint, { retryOptions: { maxRetries: 0, timeoutInMs: 30_000 } }),
-  );
-  const senders: ServiceBusSender[] = [];
-  const receivers: ServiceBusReceiver[] = [];
-  for (let worker = 0; worker < WORKERS; worker++) {
-    const client = clients[worker % clients.length]!;
-    senders.push(client.createSender(QUEUE));
-    receivers.push(client.createReceiver(QUEUE, { receiveMode: "peekLock" }));
-  }
-  const work: DrainWork = {
-    send: (worker) => senders[worker]!.sendMessages(batch),
-    async receiveAndSettle(worker) {
-      const receiver = receivers[worker]!;
-      const messages = await receiver.receiveMessages(BATCH, { maxWaitTimeInMs: WAIT_MS });
-      await Promise.all(messages.map((message) => receiver.completeMessage(message)));
-      return messages.length;
-    },
-  };
-  return {
-    work,
-    close: async () => {
-      for (const client of clients) await client.close();
-    },
-  };
-}
-
 /** Starts a fresh server of `contender`, warms it up, and measures the SDK draining {@link MESSAGES} through it. */
 async function runOnce(contender: Contender, directory: string, run: string): Promise<Run> {
   const profile =
@@ -127,7 +93,12 @@ async function runOnce(contender: Contender, directory: string, run: string): Pr
         ];
   const server = await startServiceBusServer(contender.command(directory, run), profile);
   try {
-    const clients = await clientsOf(server);
+    const clients = serviceBusSdkClients(server.endpoint, QUEUE, {
+      workers: WORKERS,
+      batch,
+      waitMs: WAIT_MS,
+      shared: SHARED,
+    });
     try {
       await drain(WARMUP, BATCH, WORKERS, clients.work);
       const serverBefore = cpuMsOf(server);

@@ -28,4 +28,6 @@ export interface Capabilities {
   readonly timeToLive: boolean;
   /** Whether `admin.redrive` can move dead letters back. */
   readonly redrive: boolean;
+  /** Whether `admin.getQueueStats` counts locked messages (`inFlight`) apart from active ones. */
+  readonly lockedCount: boolean;
 }

@@ -40,6 +40,14 @@ const registry = new Map<string, Registration>([
       createsQueues: false,
     },
   ],
+  [
+    "servicebus",
+    {
+      load: async () =>
+        (await import("../providers/servicebus/servicebus-provider.js")).createServiceBusProvider,
+      createsQueues: false,
+    },
+  ],
 ]);
 
 function clockOf(provider: ProviderConfig): Clock | undefined {

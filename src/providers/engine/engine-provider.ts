@@ -32,6 +32,7 @@ export function engineCapabilities(maxMessageBytes: number, maxBatchSize: number
     ordering: "fifo",
     timeToLive: true,
     redrive: true,
+    lockedCount: true,
   });
 }
 

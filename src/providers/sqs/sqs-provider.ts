@@ -42,6 +42,7 @@ export const SQS_CAPABILITIES: Capabilities = Object.freeze({
   ordering: "best-effort",
   timeToLive: false,
   redrive: true,
+  lockedCount: true,
 });
 
 /** How long the releases at close may take. */

@@ -1,9 +1,9 @@
+import { formatIsoDuration, parseIsoDuration } from "../../azure/iso-duration.js";
 import type { QueueOptions } from "../../core/admin.js";
 import { QueueError, type QueueErrorCode } from "../../core/errors.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import { deadLetterQueueName, queueRecord } from "../../engine/queue-settings.js";
 import type { QueueRecord } from "../../engine/records.js";
-import { formatIsoDuration, parseIsoDuration } from "./iso-duration.js";
 
 /** The statuses a client may give a queue. */
 export const ENTITY_STATUSES = ["Active", "Disabled", "SendDisabled", "ReceiveDisabled"] as const;

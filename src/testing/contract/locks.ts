@@ -27,8 +27,9 @@ export function lockCases(suite: Suite): void {
       await h.advance(h.options.lockDurationMs / 2);
       expect(await second.receiveMessage(queue)).toBeNull();
       const stats = await first.admin.getQueueStats(queue);
-      expect(stats.inFlight).toBe(1);
-      expect(stats.active).toBe(0);
+      // Where the provider cannot tell locked messages apart, they count as active.
+      if (first.capabilities.lockedCount) expect([stats.inFlight, stats.active]).toEqual([1, 0]);
+      else expect([stats.inFlight, stats.active]).toEqual([0, 1]);
     },
   );
 

@@ -2,34 +2,13 @@ import {
   ServiceBusAdministrationClient,
   type ServiceBusAdministrationClientOptions,
 } from "@azure/service-bus";
+import { plainHttpPolicy } from "../../../src/providers/servicebus/plain-http-policy.js";
 import type { SasKey } from "../../../src/server/servicebus/sas.js";
-
-/** A pipeline policy, as the admin client's pipeline takes it (typed from the SDK, whose core packages are not ours). */
-type PipelinePolicy = Parameters<ServiceBusAdministrationClient["pipeline"]["addPolicy"]>[0];
 
 /** The connection string the official emulator documents for its admin port, pointed at `endpoint`. */
 export function adminConnectionString(endpoint: string, key: SasKey): string {
   const host = new URL(endpoint).host;
   return `Endpoint=sb://${host};SharedAccessKeyName=${key.keyName};SharedAccessKey=${key.key};UseDevelopmentEmulator=true;`;
-}
-
-/**
- * A policy that sends the admin client's requests over plain HTTP. SDK 7.9 always builds
- * `https://<namespace>/<path>` URLs (`getUrl`) and its HTTP client refuses `http://` unless a
- * request allows it: this does what the official emulator's JS sample does (its `getUrl`
- * override and `allowInsecureConnection`), through the public pipeline instead of private
- * members. It runs in the Serialize phase, before the signing policy, so the SAS token signs
- * the URL actually sent.
- */
-export function plainHttpPolicy(): PipelinePolicy {
-  return {
-    name: "queueRuntimePlainHttp",
-    sendRequest(request, next) {
-      if (request.url.startsWith("https://")) request.url = `http://${request.url.slice("https://".length)}`;
-      request.allowInsecureConnection = true;
-      return next(request);
-    },
-  };
 }
 
 /**

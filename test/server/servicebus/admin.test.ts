@@ -3,12 +3,12 @@
 // server must write.
 import type { ServiceBusAdministrationClient } from "@azure/service-bus";
 import { afterEach, describe, expect, it } from "vitest";
+import { FOREVER_DURATION } from "../../../src/azure/iso-duration.js";
 import type { EngineMessage } from "../../../src/engine/delivery.js";
 import { MemoryStore } from "../../../src/engine/memory/memory-store.js";
 import { QueueEngine } from "../../../src/engine/queue-engine.js";
 import type { LockReference } from "../../../src/engine/records.js";
 import { ServiceBusAdminServer } from "../../../src/server/servicebus/admin/admin-server.js";
-import { FOREVER_DURATION } from "../../../src/server/servicebus/iso-duration.js";
 import { type SasKey, sasSignature } from "../../../src/server/servicebus/sas.js";
 import { adminClientFor, sampleStyleAdminClient } from "./admin-client.js";
 

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { FOREVER_DURATION, formatIsoDuration, parseIsoDuration } from "../../../src/azure/iso-duration.js";
 import { QueueError } from "../../../src/core/errors.js";
 import type { EngineMessage } from "../../../src/engine/delivery.js";
 import { MemoryStore } from "../../../src/engine/memory/memory-store.js";
@@ -12,11 +13,6 @@ import {
   parseEmulatorConfig,
   readEmulatorConfig,
 } from "../../../src/server/servicebus/emulator-config.js";
-import {
-  FOREVER_DURATION,
-  formatIsoDuration,
-  parseIsoDuration,
-} from "../../../src/server/servicebus/iso-duration.js";
 import { AZURE_QUEUE_DEFAULTS } from "../../../src/server/servicebus/queue-description.js";
 
 // The official emulator's sample, as published (Azure/azure-service-bus-emulator-installer,

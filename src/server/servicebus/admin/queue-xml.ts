@@ -1,5 +1,5 @@
+import { formatIsoDuration } from "../../../azure/iso-duration.js";
 import { QueueError } from "../../../core/errors.js";
-import { formatIsoDuration } from "../iso-duration.js";
 import {
   type AuthorizationRuleDescription,
   QUEUE_PROPERTY_NAMES,

@@ -1,4 +1,4 @@
-import { QueueError, type QueueErrorCode } from "../../core/errors.js";
+import { QueueError, type QueueErrorCode } from "../core/errors.js";
 
 /** .NET's `TimeSpan.MaxValue` as Azure writes it: what Service Bus means by "forever". */
 export const FOREVER_DURATION = "P10675199DT2H48M5.4775807S";

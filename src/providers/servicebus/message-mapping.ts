@@ -1,0 +1,137 @@
+import { randomUUID } from "node:crypto";
+import type { ServiceBusMessage, ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
+import { QueueError } from "../../core/errors.js";
+import { Delivery } from "../../core/message.js";
+import type { OutgoingMessage } from "../../core/provider.js";
+import { ReceiptHandle } from "../../core/receipt-handle.js";
+import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../engine/dead-letters.js";
+import { receiptToken } from "./receipts.js";
+
+/** Service Bus's reasons for its own dead letters, and queue-runtime's names for them. */
+const SERVICE_REASONS: Readonly<Record<string, string>> = {
+  TTLExpiredException: DEAD_LETTER_REASONS.expired,
+  MaxDeliveryCountExceeded: DEAD_LETTER_REASONS.maxDeliveryCount,
+};
+
+/** What the SDK's `deadLetterMessage` takes. */
+type DeadLetterOptions = NonNullable<Parameters<ServiceBusReceiver["deadLetterMessage"]>[1]>;
+
+/** The suffix of a dead-letter sub-queue's path, as the SDK spells it. */
+export const DEAD_LETTER_SUFFIX = "/$deadletterqueue";
+
+/** The source queue of a dead-letter sub-queue path, or `undefined` for any other queue. */
+export function deadLetterSource(queue: string): string | undefined {
+  return queue.toLowerCase().endsWith(DEAD_LETTER_SUFFIX)
+    ? queue.slice(0, -DEAD_LETTER_SUFFIX.length)
+    : undefined;
+}
+
+/**
+ * A message as the SDK sends it: the body as one data section of exactly its bytes, attributes as
+ * application properties, a delay as the scheduled enqueue time. Service Bus detects duplicates
+ * by message id alone, so a deduplication id becomes the message id, and one that differs from a
+ * given message id is refused rather than silently ignored.
+ */
+export function toServiceBusMessage(message: OutgoingMessage, nowMs: number): ServiceBusMessage {
+  const { deduplicationId } = message;
+  if (
+    deduplicationId !== undefined &&
+    message.messageId !== undefined &&
+    deduplicationId !== message.messageId
+  )
+    throw new QueueError(
+      "Validation",
+      "Service Bus detects duplicates by message id: give a deduplicationId equal to the messageId, or only one of them",
+    );
+  const outgoing: ServiceBusMessage = {
+    body: Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength),
+    messageId: message.messageId ?? deduplicationId ?? randomUUID(),
+  };
+  if (message.attributes !== undefined) outgoing.applicationProperties = { ...message.attributes };
+  if (message.sessionId !== undefined) outgoing.sessionId = message.sessionId;
+  if (message.correlationId !== undefined) outgoing.correlationId = message.correlationId;
+  if (message.contentType !== undefined) outgoing.contentType = message.contentType;
+  if (message.timeToLiveMs !== undefined) outgoing.timeToLive = message.timeToLiveMs;
+  if (message.delayMs !== undefined && message.delayMs > 0)
+    outgoing.scheduledEnqueueTimeUtc = new Date(nowMs + message.delayMs);
+  return outgoing;
+}
+
+/** The SDK's dead-letter options for a reason and an optional description. */
+export function deadLetterOptions(reason: string, description: string | undefined): DeadLetterOptions {
+  // The SDK's type asks for both, but it sends only what is set.
+  return description === undefined
+    ? ({ deadLetterReason: reason } as DeadLetterOptions)
+    : { deadLetterReason: reason, deadLetterErrorDescription: description };
+}
+
+/** The bytes of a received body: data sections as they are, text as UTF-8, any other AMQP value as JSON. */
+function bodyOf(body: unknown): Uint8Array {
+  if (body instanceof Uint8Array) return body;
+  if (typeof body === "string") return Buffer.from(body, "utf8");
+  if (body === undefined || body === null) return new Uint8Array(0);
+  return Buffer.from(JSON.stringify(body), "utf8");
+}
+
+/** An application property as text (other senders may use any AMQP type). */
+function propertyText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
+  return typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
+}
+
+/** The attributes of a received message; on a dead-letter queue, the reason in queue-runtime's words and the source queue. */
+function attributesOf(message: ServiceBusReceivedMessage, queue: string): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (const [key, value] of Object.entries(message.applicationProperties ?? {}))
+    if (value !== undefined && value !== null) attributes[key] = propertyText(value);
+  const source = deadLetterSource(queue);
+  if (source !== undefined) {
+    const reason = message.deadLetterReason ?? attributes[DEAD_LETTER_ATTRIBUTES.reason];
+    if (reason !== undefined) attributes[DEAD_LETTER_ATTRIBUTES.reason] = SERVICE_REASONS[reason] ?? reason;
+    const description = message.deadLetterErrorDescription;
+    if (description !== undefined) attributes[DEAD_LETTER_ATTRIBUTES.description] = description;
+    attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue] = source;
+  }
+  return attributes;
+}
+
+/**
+ * A received message in queue-runtime's terms. The delivery count counts this delivery (the JS
+ * SDK shows the service's count of earlier ones); Service Bus does not report when a message was
+ * first delivered, so that is this delivery's time on a first delivery and its enqueue time after.
+ */
+export function toDelivery(
+  message: ServiceBusReceivedMessage,
+  queue: string,
+  providerType: string,
+  nowMs: number,
+): Delivery {
+  const lockToken = message.lockToken;
+  if (lockToken === undefined)
+    throw new QueueError("Provider", `a message received from ${queue} carries no lock token`);
+  const lockedUntilMs = message.lockedUntilUtc?.getTime() ?? nowMs;
+  const enqueuedAtMs = message.enqueuedTimeUtc?.getTime() ?? nowMs;
+  const deliveryCount = (message.deliveryCount ?? 0) + 1;
+  return new Delivery({
+    messageId: message.messageId === undefined ? "" : String(message.messageId),
+    body: bodyOf(message.body),
+    attributes: attributesOf(message, queue),
+    sessionId: message.sessionId,
+    correlationId: message.correlationId === undefined ? undefined : String(message.correlationId),
+    contentType: message.contentType,
+    deliveryCount,
+    enqueuedAtMs,
+    firstDeliveredAtMs: deliveryCount === 1 ? nowMs : enqueuedAtMs,
+    deliveredAtMs: nowMs,
+    lockedUntilMs,
+    sequenceNumber: message.sequenceNumber?.toString() ?? "",
+    receiptHandle: new ReceiptHandle(
+      providerType,
+      queue,
+      receiptToken(lockToken, message.sessionId),
+      lockedUntilMs,
+    ),
+  });
+}

@@ -1,0 +1,258 @@
+import type {
+  CreateQueueOptions,
+  QueueProperties,
+  ServiceBusAdministrationClient,
+  ServiceBusClient,
+  ServiceBusMessage,
+  ServiceBusReceivedMessage,
+} from "@azure/service-bus";
+import { formatIsoDuration, parseIsoDuration } from "../../azure/iso-duration.js";
+import type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
+import { QueueError } from "../../core/errors.js";
+import { validateQueueName } from "../../core/validation.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../../engine/dead-letters.js";
+import { fromSdkError, type Redact } from "./errors.js";
+import { DEAD_LETTER_SUFFIX, deadLetterSource } from "./message-mapping.js";
+
+/** Service Bus's "never dead-letter for deliveries": its largest MaxDeliveryCount. */
+const UNLIMITED_DELIVERIES = 2_147_483_647;
+/** Messages read per round trip when purging or redriving. */
+const PAGE = 100;
+/** How long a purge or redrive waits for a page before taking the queue for empty. */
+const PAGE_WAIT_MS = 500;
+
+/** Queue administration through the management (ATOM) API and, for purge and redrive, the queue itself. */
+export class ServiceBusAdmin implements QueueAdmin {
+  readonly #admin: ServiceBusAdministrationClient;
+  readonly #client: ServiceBusClient;
+  readonly #redact: Redact;
+  readonly #signal: AbortSignal;
+
+  constructor(
+    admin: ServiceBusAdministrationClient,
+    client: ServiceBusClient,
+    redact: Redact,
+    signal: AbortSignal,
+  ) {
+    this.#admin = admin;
+    this.#client = client;
+    this.#redact = redact;
+    this.#signal = signal;
+  }
+
+  async createQueue(name: string, options: QueueOptions = {}): Promise<QueueInfo> {
+    validateQueueName(name);
+    const settings = createOptions(options);
+    try {
+      const created = await this.#admin.createQueue(name, { ...settings, abortSignal: this.#signal });
+      return toQueueInfo(created, new Date());
+    } catch (error) {
+      throw this.#failed(error, `createQueue ${name}`);
+    }
+  }
+
+  async deleteQueue(name: string): Promise<void> {
+    validateQueueName(name);
+    try {
+      await this.#admin.deleteQueue(name, { abortSignal: this.#signal });
+    } catch (error) {
+      throw this.#failed(error, `deleteQueue ${name}`);
+    }
+  }
+
+  async listQueues(prefix = ""): Promise<string[]> {
+    const names: string[] = [];
+    try {
+      for await (const queue of this.#admin.listQueues({ abortSignal: this.#signal }))
+        names.push(queue.name, `${queue.name}${DEAD_LETTER_SUFFIX}`);
+    } catch (error) {
+      throw this.#failed(error, "listQueues");
+    }
+    return names.filter((name) => name.startsWith(prefix)).sort();
+  }
+
+  async getQueue(name: string): Promise<QueueInfo | null> {
+    validateQueueName(name);
+    const source = deadLetterSource(name);
+    try {
+      const options = { abortSignal: this.#signal };
+      const [properties, runtime] = await Promise.all([
+        this.#admin.getQueue(source ?? name, options),
+        this.#admin.getQueueRuntimeProperties(source ?? name, options),
+      ]);
+      const info = toQueueInfo(properties, runtime.createdAt);
+      return source === undefined ? info : { ...info, name, fifo: false, deadLetterQueue: null };
+    } catch (error) {
+      const failure = this.#failed(error, `getQueue ${name}`);
+      if (failure.code === "QueueNotFound") return null;
+      throw failure;
+    }
+  }
+
+  /**
+   * Counts from the queue's runtime properties. Service Bus counts a locked message as active
+   * and has no count of locked ones, so `inFlight` is always 0 here (the capability
+   * `lockedCount` says so); a dead-letter queue's counts are its source's dead letters.
+   */
+  async getQueueStats(name: string): Promise<QueueStats> {
+    validateQueueName(name);
+    const source = deadLetterSource(name);
+    try {
+      const runtime = await this.#admin.getQueueRuntimeProperties(source ?? name, {
+        abortSignal: this.#signal,
+      });
+      if (source !== undefined)
+        return { active: runtime.deadLetterMessageCount, inFlight: 0, delayed: 0, deadLettered: 0 };
+      return {
+        active: runtime.activeMessageCount,
+        inFlight: 0,
+        delayed: runtime.scheduledMessageCount,
+        deadLettered: runtime.deadLetterMessageCount,
+      };
+    } catch (error) {
+      throw this.#failed(error, `getQueueStats ${name}`);
+    }
+  }
+
+  /** Receives and deletes until the queue answers empty; messages locked by receivers stay until their locks end. */
+  async purgeQueue(name: string): Promise<number> {
+    validateQueueName(name);
+    const source = deadLetterSource(name);
+    const receiver =
+      source === undefined
+        ? this.#client.createReceiver(name, { receiveMode: "receiveAndDelete" })
+        : this.#client.createReceiver(source, {
+            receiveMode: "receiveAndDelete",
+            subQueueType: "deadLetter",
+          });
+    let purged = 0;
+    try {
+      for (;;) {
+        const page = await receiver.receiveMessages(PAGE, {
+          maxWaitTimeInMs: PAGE_WAIT_MS,
+          abortSignal: this.#signal,
+        });
+        purged += page.length;
+        if (page.length === 0) return purged;
+      }
+    } catch (error) {
+      throw this.#failed(error, `purgeQueue ${name}`);
+    } finally {
+      await receiver.close().catch(() => undefined);
+    }
+  }
+
+  async deadLetterQueueOf(name: string): Promise<string> {
+    validateQueueName(name);
+    if (deadLetterSource(name) !== undefined)
+      throw new QueueError("Validation", `${name} is a dead-letter queue; it has none of its own`);
+    if ((await this.getQueue(name)) === null)
+      throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+    return `${name}${DEAD_LETTER_SUFFIX}`;
+  }
+
+  /**
+   * Moves dead letters back: each is sent again to the source queue (or `target`) as a new
+   * message with its body, id and properties but not its dead-letter reason, and removed from
+   * the dead-letter queue once the send succeeded, so a failure midway copies at most a page twice.
+   */
+  async redrive(deadLetterQueue: string, target?: string): Promise<number> {
+    validateQueueName(deadLetterQueue);
+    const source = deadLetterSource(deadLetterQueue);
+    if (source === undefined)
+      throw new QueueError(
+        "Validation",
+        `${deadLetterQueue} is not a dead-letter queue (<queue>${DEAD_LETTER_SUFFIX})`,
+      );
+    const destination = target ?? source;
+    validateQueueName(destination);
+    const receiver = this.#client.createReceiver(source, {
+      subQueueType: "deadLetter",
+      skipParsingBodyAsJson: true,
+      skipConvertingDate: true,
+    });
+    const sender = this.#client.createSender(destination);
+    let moved = 0;
+    try {
+      for (;;) {
+        const page = await receiver.receiveMessages(PAGE, {
+          maxWaitTimeInMs: PAGE_WAIT_MS,
+          abortSignal: this.#signal,
+        });
+        if (page.length === 0) return moved;
+        await sender.sendMessages(page.map(redriven), { abortSignal: this.#signal });
+        await Promise.all(page.map((message) => receiver.completeMessage(message)));
+        moved += page.length;
+      }
+    } catch (error) {
+      throw this.#failed(error, `redrive ${deadLetterQueue}`);
+    } finally {
+      await Promise.allSettled([receiver.close(), sender.close()]);
+    }
+  }
+
+  #failed(error: unknown, what: string): QueueError {
+    return fromSdkError(error, what, this.#redact);
+  }
+}
+
+/** The Service Bus settings of queue-runtime's queue options; what Service Bus cannot do is refused, never dropped. */
+function createOptions(options: QueueOptions): CreateQueueOptions {
+  if (options.deadLetterQueue !== undefined)
+    throw new QueueError(
+      "Unsupported",
+      `Service Bus keeps every queue's dead letters in <queue>${DEAD_LETTER_SUFFIX}; deadLetterQueue cannot name another`,
+    );
+  if (options.defaultDelayMs !== undefined && options.defaultDelayMs > 0)
+    throw new QueueError(
+      "Unsupported",
+      "Service Bus queues have no default delay; send each message with delayMs",
+    );
+  const settings: CreateQueueOptions = {};
+  if (options.fifo === true || options.requiresSession === true) settings.requiresSession = true;
+  if (options.lockDurationMs !== undefined) settings.lockDuration = formatIsoDuration(options.lockDurationMs);
+  if (options.maxDeliveryCount !== undefined)
+    settings.maxDeliveryCount = options.maxDeliveryCount ?? UNLIMITED_DELIVERIES;
+  if (options.defaultTimeToLiveMs !== undefined)
+    settings.defaultMessageTimeToLive = formatIsoDuration(options.defaultTimeToLiveMs);
+  if (options.deadLetterOnExpiration !== undefined)
+    settings.deadLetteringOnMessageExpiration = options.deadLetterOnExpiration;
+  if (options.deduplicationWindowMs !== undefined && options.deduplicationWindowMs > 0) {
+    settings.requiresDuplicateDetection = true;
+    settings.duplicateDetectionHistoryTimeWindow = formatIsoDuration(options.deduplicationWindowMs);
+  }
+  return settings;
+}
+
+/** A queue's settings in queue-runtime's terms. */
+function toQueueInfo(queue: QueueProperties, createdAt: Date): QueueInfo {
+  const duration = (text: string) => parseIsoDuration(text, { code: "Provider" });
+  return {
+    name: queue.name,
+    fifo: queue.requiresSession,
+    lockDurationMs: duration(queue.lockDuration) ?? 0,
+    maxDeliveryCount: queue.maxDeliveryCount >= UNLIMITED_DELIVERIES ? null : queue.maxDeliveryCount,
+    deadLetterQueue: `${queue.name}${DEAD_LETTER_SUFFIX}`,
+    defaultTimeToLiveMs: duration(queue.defaultMessageTimeToLive),
+    deadLetterOnExpiration: queue.deadLetteringOnMessageExpiration,
+    deduplicationWindowMs: queue.requiresDuplicateDetection
+      ? (duration(queue.duplicateDetectionHistoryTimeWindow) ?? 0)
+      : 0,
+    defaultDelayMs: 0,
+    createdAt,
+  };
+}
+
+/** A dead letter as a new message for its source queue: what it carried, less the dead-letter reason. */
+function redriven(message: ServiceBusReceivedMessage): ServiceBusMessage {
+  const properties = { ...(message.applicationProperties ?? {}) };
+  delete properties[DEAD_LETTER_ATTRIBUTES.reason];
+  delete properties[DEAD_LETTER_ATTRIBUTES.description];
+  const copy: ServiceBusMessage = { body: message.body, applicationProperties: properties };
+  if (message.messageId !== undefined) copy.messageId = message.messageId;
+  if (message.correlationId !== undefined) copy.correlationId = message.correlationId;
+  if (message.contentType !== undefined) copy.contentType = message.contentType;
+  if (message.sessionId !== undefined) copy.sessionId = message.sessionId;
+  if (message.subject !== undefined) copy.subject = message.subject;
+  return copy;
+}

@@ -1,0 +1,242 @@
+import type { ServiceBusClient, ServiceBusReceiver } from "@azure/service-bus";
+import type { QueueAdmin } from "../../core/admin.js";
+import type { Capabilities } from "../../core/capabilities.js";
+import { type Clock, systemClock } from "../../core/clock.js";
+import type { ProviderConfig, ServiceBusProviderConfig } from "../../core/config.js";
+import { type BatchEntryResult, QueueError } from "../../core/errors.js";
+import type { ReceivedMessage } from "../../core/message.js";
+import type {
+  OperationContext,
+  OutgoingMessage,
+  QueueProvider,
+  SessionProvider,
+} from "../../core/provider.js";
+import type { ReceiptHandle } from "../../core/receipt-handle.js";
+import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
+import { BorrowedSessions } from "./borrowed-sessions.js";
+import { connect, type ServiceBusConnection } from "./connection.js";
+import { DelayedAbandons } from "./delayed-abandons.js";
+import { fromSdkError, isAbort } from "./errors.js";
+import { HeldLocks } from "./held-locks.js";
+import { Links } from "./links.js";
+import { deadLetterOptions, deadLetterSource, toDelivery } from "./message-mapping.js";
+import { sendInBatches } from "./send-batches.js";
+import { ServiceBusAdmin } from "./servicebus-admin.js";
+import { acceptSdkSession, MIN_RECEIVE_WAIT_MS, ServiceBusSession, type SessionDeps } from "./sessions.js";
+import { Settlement } from "./settlement.js";
+
+/** Azure Service Bus's Standard tier message limit (Premium allows more; the service has the last word). */
+export const SERVICE_BUS_MAX_MESSAGE_BYTES = 262_144;
+
+/** What Service Bus can do as queue-runtime drives it. */
+export const SERVICE_BUS_CAPABILITIES: Capabilities = Object.freeze({
+  sessions: "native",
+  batching: true,
+  maxBatchSize: 100,
+  maxMessageBytes: SERVICE_BUS_MAX_MESSAGE_BYTES,
+  deadLetter: "native",
+  delayedDelivery: true,
+  maxDelayMs: 365 * 86_400_000,
+  sessionState: true,
+  lockRenewal: true,
+  ordering: "best-effort",
+  timeToLive: true,
+  redrive: true,
+  lockedCount: false,
+});
+
+
+/** Options of the Service Bus provider beyond its config. */
+export interface ServiceBusProviderOptions {
+  readonly createQueues: boolean;
+  /** The source of time for delayed abandons and session waits (default the system clock). */
+  readonly clock?: Clock;
+}
+
+/** Builds the Service Bus provider from its config: clients made, nothing sent yet. */
+export async function createServiceBusProvider(
+  config: ProviderConfig,
+  options: ServiceBusProviderOptions,
+): Promise<ServiceBusProvider> {
+  return new ServiceBusProvider(config as ServiceBusProviderConfig, options);
+}
+
+/**
+ * The {@link QueueProvider} for Azure Service Bus (and `queue-runtime serve --servicebus`, and
+ * the official emulator), on the `@azure/service-bus` SDK over AMQP: native sessions, dead
+ * letters, scheduled messages and lock renewal. The SDK makes one attempt per call; the standard
+ * client does the retrying.
+ */
+export class ServiceBusProvider implements QueueProvider {
+  readonly providerType = "servicebus";
+  readonly capabilities: Capabilities = SERVICE_BUS_CAPABILITIES;
+  readonly admin: QueueAdmin;
+  readonly #connection: ServiceBusConnection;
+  readonly #clock: Clock;
+  readonly #createQueues: boolean;
+  readonly #closing = new AbortController();
+  readonly #links: Links;
+  readonly #held = new HeldLocks();
+  readonly #settlement: Settlement;
+  readonly #delayed: DelayedAbandons;
+  readonly #sessionDeps: SessionDeps;
+  readonly #borrowed: BorrowedSessions;
+  readonly #sessions = new Set<ServiceBusSession>();
+  /** Queues found to require sessions, whose plain receives lock a session each. */
+  readonly #sessionQueues = new Set<string>();
+  /** Queues this provider made (or found) already, when it creates them on first use. */
+  readonly #ensured = new Set<string>();
+  #closed = false;
+
+  constructor(config: ServiceBusProviderConfig, options: ServiceBusProviderOptions) {
+    this.#connection = connect(config, DEFAULT_OPERATION_TIMEOUT_MS);
+    this.#clock = options.clock ?? systemClock;
+    this.#createQueues = options.createQueues;
+    this.#links = new Links(this.#connection.client);
+    this.#settlement = new Settlement(this.#links, this.#held, this.#connection.redact);
+    this.#delayed = new DelayedAbandons(this.#clock, this.#settlement);
+    this.#sessionDeps = {
+      client: this.#connection.client,
+      clock: this.#clock,
+      held: this.#held,
+      settlement: this.#settlement,
+      redact: this.#connection.redact,
+      providerType: this.providerType,
+    };
+    this.#borrowed = new BorrowedSessions(this.#sessionDeps);
+    this.admin = new ServiceBusAdmin(
+      this.#connection.admin,
+      this.#connection.client,
+      this.#connection.redact,
+      this.#closing.signal,
+    );
+  }
+
+  /** The SDK client underneath, for what queue-runtime does not cover (topics, rules, transactions). */
+  get sdkClient(): ServiceBusClient {
+    return this.#connection.client;
+  }
+
+  async sendMessages(
+    queue: string,
+    messages: readonly OutgoingMessage[],
+    context: OperationContext,
+  ): Promise<BatchEntryResult[]> {
+    await this.#ensure(queue);
+    const sender = this.#links.sender(queue);
+    try {
+      return await sendInBatches(sender, messages, this.#clock.now(), context.signal, (error) =>
+        fromSdkError(error, `sendMessages to ${queue}`, this.#connection.redact),
+      );
+    } catch (error) {
+      if (!QueueError.is(error, "Validation") && !QueueError.is(error, "MessageTooLarge"))
+        this.#links.dropSender(queue, sender);
+      throw error;
+    }
+  }
+
+  async receiveMessages(
+    queue: string,
+    maxMessages: number,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<ReceivedMessage[]> {
+    await this.#ensure(queue);
+    if (this.#sessionQueues.has(queue))
+      return this.#borrowed.receive(queue, maxMessages, waitMs, context.signal);
+    const receiver = this.#links.take(queue);
+    let messages: Awaited<ReturnType<ServiceBusReceiver["receiveMessages"]>>;
+    try {
+      messages = await receiver.receiveMessages(maxMessages, {
+        maxWaitTimeInMs: Math.max(waitMs, MIN_RECEIVE_WAIT_MS),
+        abortSignal: context.signal,
+      });
+      this.#links.giveBack(queue, receiver, false);
+    } catch (error) {
+      const aborted = context.signal.aborted && isAbort(error);
+      this.#links.giveBack(queue, receiver, !aborted);
+      if (aborted) return [];
+      if (requiresSessions(error)) {
+        this.#sessionQueues.add(queue);
+        return this.#borrowed.receive(queue, maxMessages, waitMs, context.signal);
+      }
+      throw fromSdkError(error, `receiveMessages from ${queue}`, this.#connection.redact);
+    }
+    const now = this.#clock.now();
+    return messages.map((message) => {
+      this.#held.hold({ message, receiver });
+      return toDelivery(message, queue, this.providerType, now);
+    });
+  }
+
+  completeMessage(receipt: ReceiptHandle): Promise<void> {
+    return this.#settlement.settle(receipt, "completeMessage", (receiver, message) =>
+      receiver.completeMessage(message),
+    );
+  }
+
+  abandonMessage(receipt: ReceiptHandle, delayMs: number): Promise<void> {
+    if (delayMs > 0) return this.#delayed.start(receipt, delayMs);
+    return this.#settlement.settle(receipt, "abandonMessage", (receiver, message) =>
+      receiver.abandonMessage(message),
+    );
+  }
+
+  deadLetterMessage(receipt: ReceiptHandle, reason: string, description: string | undefined): Promise<void> {
+    return this.#settlement.settle(receipt, "deadLetterMessage", (receiver, message) =>
+      receiver.deadLetterMessage(message, deadLetterOptions(reason, description)),
+    );
+  }
+
+  renewMessageLock(receipt: ReceiptHandle): Promise<Date> {
+    return this.#settlement.renew(receipt);
+  }
+
+  async acceptSession(
+    queue: string,
+    sessionId: string | undefined,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<SessionProvider> {
+    await this.#ensure(queue, true);
+    const receiver = await acceptSdkSession(this.#sessionDeps, queue, sessionId, waitMs, context.signal);
+    const session = new ServiceBusSession(receiver, queue, this.#sessionDeps, (closed) =>
+      this.#sessions.delete(closed),
+    );
+    this.#sessions.add(session);
+    return session;
+  }
+
+  /**
+   * Ends waits at once, abandons the messages held for a delay, lets sessions go, then closes
+   * every link and the connection: nothing the provider opened stays open.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closing.abort();
+    await this.#delayed.close();
+    await Promise.allSettled([
+      ...[...this.#sessions].map((session) => session.closeSession()),
+      this.#borrowed.close(),
+    ]);
+    this.#held.clear();
+    await this.#links.close();
+    await this.#connection.client.close();
+  }
+
+  /** With `createQueues`, makes `queue` once (a session queue when `sessions`), through the admin API. */
+  async #ensure(queue: string, sessions = false): Promise<void> {
+    if (!this.#createQueues || this.#ensured.has(queue) || deadLetterSource(queue) !== undefined) return;
+    if ((await this.admin.getQueue(queue)) === null)
+      await this.admin.createQueue(queue, { requiresSession: sessions }).catch((error: unknown) => {
+        if (!QueueError.is(error, "QueueAlreadyExists")) throw error;
+      });
+    this.#ensured.add(queue);
+  }
+}
+
+/** True when Service Bus refused a plain receiver because the queue requires sessions. */
+function requiresSessions(error: unknown): boolean {
+  return /requires sessions|non-?sessionful/i.test(String((error as Error | null)?.message));
+}

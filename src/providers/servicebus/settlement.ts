@@ -1,0 +1,73 @@
+import type { ServiceBusReceivedMessage } from "@azure/service-bus";
+import { QueueError } from "../../core/errors.js";
+import type { ReceiptHandle } from "../../core/receipt-handle.js";
+import { fromSdkError, type Redact } from "./errors.js";
+import { type AnyReceiver, foreignMessage, type HeldLocks } from "./held-locks.js";
+import type { Links } from "./links.js";
+import { parseReceipt } from "./receipts.js";
+
+/** One SDK call on a received message, through the receiver that should make it. */
+export type MessageAction<T> = (receiver: AnyReceiver, message: ServiceBusReceivedMessage) => Promise<T>;
+
+/** Codes after which the lock is gone for good: the message is no longer held. */
+const LOCK_GONE = new Set(["InvalidReceipt", "SessionLockLost", "QueueNotFound"]);
+
+/**
+ * Settles and renews messages by receipt: through the receiver that received the message while
+ * it is open (the SDK then uses its link), otherwise through any receiver of the queue, which the
+ * SDK turns into a `$management` request by lock token. Service Bus allows that for messages
+ * outside sessions; a session message's lock belongs to its session, so the service refuses it
+ * (`SessionLockLost`) once that session's receiver is gone.
+ */
+export class Settlement {
+  readonly #links: Links;
+  readonly #held: HeldLocks;
+  readonly #redact: Redact;
+
+  constructor(links: Links, held: HeldLocks, redact: Redact) {
+    this.#links = links;
+    this.#held = held;
+    this.#redact = redact;
+  }
+
+  /** Settles the message of `receipt` with `action`; the lock is forgotten once it is used or lost. */
+  async settle(receipt: ReceiptHandle, what: string, action: MessageAction<void>): Promise<void> {
+    await this.#run(receipt, what, action, true);
+  }
+
+  /** Renews the lock of `receipt`; resolves its new expiry. */
+  renew(receipt: ReceiptHandle): Promise<Date> {
+    return this.#run(
+      receipt,
+      "renewMessageLock",
+      (receiver, message) => receiver.renewMessageLock(message),
+      false,
+    );
+  }
+
+  async #run<T>(
+    receipt: ReceiptHandle,
+    what: string,
+    action: MessageAction<T>,
+    settles: boolean,
+  ): Promise<T> {
+    const parsed = parseReceipt(receipt);
+    const held = this.#held.find(parsed);
+    const receiver =
+      held !== undefined && !held.receiver.isClosed ? held.receiver : this.#links.settler(receipt.queue);
+    try {
+      const result = await action(receiver, held?.message ?? foreignMessage(parsed));
+      if (settles) this.#held.release(parsed);
+      return result;
+    } catch (error) {
+      const failure = fromSdkError(error, `${what} on ${receipt.queue}`, this.#redact);
+      if (LOCK_GONE.has(failure.code)) {
+        this.#held.release(parsed);
+        // The lock of a message, whatever the SDK calls its loss, is what the caller no longer holds.
+        if (failure.code !== "InvalidReceipt" && parsed.sessionId === undefined)
+          throw new QueueError("InvalidReceipt", failure.message, { cause: error });
+      }
+      throw failure;
+    }
+  }
+}

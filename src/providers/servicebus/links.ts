@@ -64,7 +64,13 @@ export class Links {
 
   #create(queue: string): ServiceBusReceiver {
     const source = deadLetterSource(queue);
-    const options = { receiveMode: "peekLock", skipParsingBodyAsJson: true, skipConvertingDate: true } as const;
+    // No automatic lock renewal: the caller renews, and a lock it stops renewing must end on time.
+    const options = {
+      receiveMode: "peekLock",
+      skipParsingBodyAsJson: true,
+      skipConvertingDate: true,
+      maxAutoLockRenewalDurationInMs: 0,
+    } as const;
     return source === undefined
       ? this.#client.createReceiver(queue, options)
       : this.#client.createReceiver(source, { ...options, subQueueType: "deadLetter" });

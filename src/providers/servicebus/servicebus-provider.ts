@@ -45,7 +45,6 @@ export const SERVICE_BUS_CAPABILITIES: Capabilities = Object.freeze({
   lockedCount: false,
 });
 
-
 /** Options of the Service Bus provider beyond its config. */
 export interface ServiceBusProviderOptions {
   readonly createQueues: boolean;

@@ -1,10 +1,10 @@
 // `queue-runtime serve --servicebus` in this process on random ports (memory store, SAS checked,
 // queues only through the admin API), and queue-runtime clients of it.
 import { afterAll, beforeAll } from "vitest";
-import { createClient } from "../../../src/index.js";
 import type { QueueClient } from "../../../src/core/queue-client.js";
 import { MemoryStore } from "../../../src/engine/memory/memory-store.js";
 import { QueueEngine } from "../../../src/engine/queue-engine.js";
+import { createClient } from "../../../src/index.js";
 import { ServiceBusAdminServer } from "../../../src/server/servicebus/admin/admin-server.js";
 import { ServiceBusServer } from "../../../src/server/servicebus/servicebus-server.js";
 import { EMULATOR_KEY } from "../../server/servicebus/harness.js";

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Clock } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
 import { QueueError, type QueueErrorCode, toQueueError } from "./errors.js";
@@ -31,6 +32,9 @@ export class Invoker {
   constructor(settings: InvokerSettings) {
     this.#settings = settings;
     this.#deadlines = new Deadlines(settings.clock);
+    // Every operation under way listens to this one signal (a provider's SDK adds a listener per
+    // call), so any number of them is expected, not a leak.
+    setMaxListeners(0, this.#closing.signal);
     this.#context = { signal: this.#closing.signal, timeoutMs: settings.operationMs };
     this.#onRetry = (error, attempt, delayMs) => {
       settings.metrics.retries++;

@@ -77,8 +77,12 @@ export function fromSdkError(error: unknown, what: string, redact: Redact): Queu
     (code === undefined ? undefined : CODES[code]) ??
     (status === undefined ? undefined : STATUSES[status]) ??
     (code !== undefined && CONNECTION_CODES.has(code) ? "ConnectionFailed" : undefined) ??
-    // The SDK reports a second settlement of one delivery with a plain Error.
-    (/already settled|deleted or already/i.test(text) ? "InvalidReceipt" : undefined);
+    // The SDK reports a second settlement of one delivery, and rhea-promise a connection that
+    // could not be made, with plain Errors.
+    (/already settled|deleted or already/i.test(text) ? "InvalidReceipt" : undefined) ??
+    (/failed to connect|connection (was )?(closed|lost|disconnected)/i.test(text)
+      ? "ConnectionFailed"
+      : undefined);
   const options = { cause: error, ...(code === undefined ? {} : { providerCode: code }) };
   if (mapped !== undefined) return new QueueError(mapped, `${what}: ${text}`, options);
   const retryable = (error as { retryable?: unknown } | null)?.retryable === true;

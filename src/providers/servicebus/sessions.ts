@@ -18,7 +18,7 @@ import type { Settlement } from "./settlement.js";
  * The shortest wait a receive gives the SDK: it asks for messages, then drains what the link
  * still owes, and a wait of 0 could end before messages already on the queue were sent.
  */
-export const MIN_RECEIVE_WAIT_MS = 50;
+export const MIN_RECEIVE_WAIT_MS = 100;
 
 /** How often an accept of the next session asks again while none is free (the emulators answer at once). */
 const ACCEPT_POLL_MS = 200;

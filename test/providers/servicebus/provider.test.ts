@@ -1,5 +1,10 @@
 import { inspect } from "node:util";
 import { afterEach, describe, expect, test } from "vitest";
+import type {
+  ServiceBusConnectionStringConfig,
+  ServiceBusCredentialConfig,
+  ServiceBusProviderConfig,
+} from "../../../src/core/config.js";
 import type { QueueClient } from "../../../src/core/queue-client.js";
 import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../../src/engine/dead-letters.js";
 import { createClient, QueueError } from "../../../src/index.js";
@@ -48,64 +53,30 @@ function expectCode(error: unknown, code: string): QueueError {
   return error as QueueError;
 }
 
+/** Expects `createClient` to refuse a servicebus config with `Configuration`. */
+async function refusedConfig(
+  provider: Omit<ServiceBusConnectionStringConfig, "type"> | Omit<ServiceBusCredentialConfig, "type">,
+): Promise<QueueError> {
+  const config = { type: "servicebus", ...provider } as ServiceBusProviderConfig;
+  return expectCode(await rejection(createClient({ provider: config })), "Configuration");
+}
+
 describe("servicebus provider: configuration", () => {
   test("a connection string that cannot be read is a Configuration error that does not quote the key", async () => {
-    const error = expectCode(
-      await rejection(
-        createClient({ provider: { type: "servicebus", connectionString: `SharedAccessKey=${WRONG_KEY}` } }),
-      ),
-      "Configuration",
-    );
+    const error = await refusedConfig({ connectionString: `SharedAccessKey=${WRONG_KEY}` });
     expect(error.message).not.toContain(WRONG_KEY);
-    expectCode(
-      await rejection(createClient({ provider: { type: "servicebus", connectionString: "" } })),
-      "Configuration",
-    );
-    expectCode(
-      await rejection(
-        createClient({
-          provider: {
-            type: "servicebus",
-            connectionString: `${server.connectionString()};EntityPath=orders`,
-          },
-        }),
-      ),
-      "Configuration",
-    );
+    await refusedConfig({ connectionString: "" });
+    await refusedConfig({ connectionString: `${server.connectionString()};EntityPath=orders` });
   });
 
   test("a namespace needs a TokenCredential, and the management endpoint must be a URL", async () => {
     const credential = { getToken: async () => ({ token: "t", expiresOnTimestamp: Date.now() + 60_000 }) };
-    expectCode(
-      await rejection(
-        createClient({ provider: { type: "servicebus", fullyQualifiedNamespace: "", credential } }),
-      ),
-      "Configuration",
-    );
-    expectCode(
-      await rejection(
-        createClient({
-          provider: {
-            type: "servicebus",
-            fullyQualifiedNamespace: "ns.servicebus.windows.net",
-            credential: {} as typeof credential,
-          },
-        }),
-      ),
-      "Configuration",
-    );
-    expectCode(
-      await rejection(
-        createClient({
-          provider: {
-            type: "servicebus",
-            connectionString: server.connectionString(),
-            administrationEndpoint: "nope",
-          },
-        }),
-      ),
-      "Configuration",
-    );
+    await refusedConfig({ fullyQualifiedNamespace: "", credential });
+    await refusedConfig({
+      fullyQualifiedNamespace: "ns.servicebus.windows.net",
+      credential: {} as typeof credential,
+    });
+    await refusedConfig({ connectionString: server.connectionString(), administrationEndpoint: "nope" });
     const made = await createClient({
       provider: { type: "servicebus", fullyQualifiedNamespace: "ns.servicebus.windows.net", credential },
     });

@@ -43,7 +43,7 @@ export class BorrowedSessions {
       };
       const now = this.#deps.clock.now();
       return messages.map((message) => {
-        this.#deps.held.hold({ message, receiver, released });
+        this.#deps.held.hold({ message, receiver, released }, now);
         return toDelivery(message, queue, this.#deps.providerType, now);
       });
     } catch (error) {

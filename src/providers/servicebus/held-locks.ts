@@ -5,6 +5,11 @@ import type {
 } from "@azure/service-bus";
 import type { ServiceBusReceipt } from "./receipts.js";
 
+/** How many held messages make the next hold sweep out lost ones. */
+const SWEEP_EVERY = 1_024;
+/** How long after its lock ended an unsettled message is still remembered (a late settle then fails as lost either way). */
+const LOST_LOCK_GRACE_MS = 60_000;
+
 /** Either kind of SDK receiver: both settle and renew the same way. */
 export type AnyReceiver = ServiceBusReceiver | ServiceBusSessionReceiver;
 
@@ -23,11 +28,29 @@ export interface HeldMessage {
  */
 export class HeldLocks {
   readonly #held = new Map<string, HeldMessage>();
+  /** The size past which the next hold looks for locks long lost (messages never settled). */
+  #sweepAt = SWEEP_EVERY;
 
   /** Records a received message under its (lower-case) lock token. */
-  hold(held: HeldMessage): void {
+  hold(held: HeldMessage, nowMs: number): void {
     const token = held.message.lockToken;
-    if (token !== undefined) this.#held.set(token.toLowerCase(), held);
+    if (token === undefined) return;
+    this.#held.set(token.toLowerCase(), held);
+    if (this.#held.size >= this.#sweepAt) this.#sweep(nowMs);
+  }
+
+  /**
+   * Forgets messages whose locks ended a while ago and were never settled (their receiver
+   * crashed mid-work, say), so they do not pile up; a renewal moves a lock's end, and the SDK
+   * writes it on the message.
+   */
+  #sweep(nowMs: number): void {
+    for (const [token, held] of this.#held)
+      if ((held.message.lockedUntilUtc?.getTime() ?? 0) + LOST_LOCK_GRACE_MS < nowMs) {
+        this.#held.delete(token);
+        held.released?.();
+      }
+    this.#sweepAt = Math.max(SWEEP_EVERY, this.#held.size * 2);
   }
 
   /** The held message of a receipt, if this provider received it. */

@@ -163,7 +163,7 @@ export class ServiceBusProvider implements QueueProvider {
     }
     const now = this.#clock.now();
     return messages.map((message) => {
-      this.#held.hold({ message, receiver });
+      this.#held.hold({ message, receiver }, now);
       return toDelivery(message, queue, this.providerType, now);
     });
   }

@@ -154,7 +154,7 @@ export class ServiceBusSession implements SessionProvider {
       const messages = await receiveThrough(this.#receiver, maxMessages, waitMs, context.signal);
       const now = this.#deps.clock.now();
       return messages.map((message) => {
-        this.#deps.held.hold({ message, receiver: this.#receiver });
+        this.#deps.held.hold({ message, receiver: this.#receiver }, now);
         return toDelivery(message, this.#queue, this.#deps.providerType, now);
       });
     } catch (error) {

@@ -54,10 +54,39 @@ export async function bestOf(runs: number, run: () => Promise<Measurement>): Pro
   return best!;
 }
 
-const rate = (m: Measurement): number => (m.items / m.ms) * 1000;
+/** Items per second of a measurement. */
+export const rate = (m: Measurement): number => (m.items / m.ms) * 1000;
 
-function formatNumber(value: number): string {
+/** A whole number with thousands separators, as the tables show it. */
+export function formatNumber(value: number): string {
   return Math.round(value).toLocaleString("en-US");
+}
+
+/** A contender's fastest run, and the rate of each of its runs (how noisy the machine was). */
+export interface Runs {
+  readonly best: Measurement;
+  readonly rates: readonly number[];
+}
+
+/**
+ * Runs each contender `rounds` times, one after the other in each round (each round starting with
+ * the next contender), and keeps each one's fastest run as `bestOf` does: on a shared
+ * machine the noise of a moment (a busy disk, another process's CPU) then hits every contender.
+ */
+export async function bestOfRounds(
+  rounds: number,
+  contenders: readonly (() => Promise<Measurement>)[],
+): Promise<Runs[]> {
+  const all: Measurement[][] = contenders.map(() => []);
+  for (let round = 0; round < rounds; round++)
+    for (let k = 0; k < contenders.length; k++) {
+      const index = (round + k) % contenders.length;
+      all[index]!.push(await contenders[index]!());
+    }
+  return all.map((runs) => ({
+    best: runs.reduce((best, run) => (run.ms < best.ms ? run : best)),
+    rates: runs.map(rate),
+  }));
 }
 
 /** Prints a table of measurements with their rates and their ratio to `baseline` (a row name). */

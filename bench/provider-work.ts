@@ -16,3 +16,19 @@ export function providerWork(client: QueueClient, queue: string, bodies: readonl
     },
   };
 }
+
+/**
+ * The same one message at a time: `sendMessage` of `body`, `receiveMessage` (waiting up to 1 s
+ * once everything is sent), `completeMessage` of what came.
+ */
+export function providerSingleWork(client: QueueClient, queue: string, body: string): DrainWork {
+  return {
+    send: () => client.sendMessage(queue, body),
+    async receiveAndSettle(_worker, allSent) {
+      const message = await client.receiveMessage(queue, allSent ? 1_000 : 0);
+      if (message === null) return 0;
+      await client.completeMessage(message.receiptHandle);
+      return 1;
+    },
+  };
+}

@@ -14,10 +14,18 @@ import {
   type StandardSchemaV1,
   sqliteStore,
 } from "../src/receiving/index.js";
-import { type Measurement, measure, report } from "./lib.js";
+import {
+  bestOfRounds,
+  formatNumber as format,
+  type Measurement,
+  measure,
+  type Runs,
+  rate,
+  report,
+} from "./lib.js";
+import { freshSchema, POSTGRES_URL as POSTGRES, postgresSettings } from "./postgres-schema.js";
 
 const EVENTS = Number(process.env.RECEIVING_BENCH_EVENTS ?? 20_000);
-const POSTGRES = process.env.POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const RUNS = 3;
 const QUEUE = "orders";
 const SUBSCRIBER = "noop";
@@ -132,37 +140,17 @@ function sqliteTarget(): Target & { readonly path: string } {
 
 /** A fresh PostgreSQL schema, with a pool whose search_path is it. */
 async function postgresTarget(): Promise<Target & { readonly pool: pg.Pool }> {
-  const schema = `qr_bench_${process.pid}_${Date.now().toString(36)}_${targetCounter++}`;
-  const admin = new pg.Client({ connectionString: POSTGRES });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const pool = new pg.Pool({ connectionString: POSTGRES, options: `-c search_path=${schema}` });
+  const schema = await freshSchema("receiving");
+  const pool = new pg.Pool({ connectionString: POSTGRES, options: `-c search_path=${schema.name}` });
   pool.on("error", () => undefined);
   return {
     pool,
     store: () => postgresStore(pool),
     async cleanup() {
       await pool.end();
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.end();
+      await schema.drop();
     },
   };
-}
-
-/** The server settings that decide what a commit costs, as one line. */
-async function postgresSettings(): Promise<string> {
-  const client = new pg.Client({ connectionString: POSTGRES });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ name: string; setting: string }>(
-      `SELECT name, setting FROM pg_settings
-       WHERE name IN ('server_version', 'synchronous_commit', 'fsync', 'wal_sync_method', 'autovacuum')
-       ORDER BY name`,
-    );
-    return rows.map((row) => `${row.name}=${row.setting}`).join(", ");
-  } finally {
-    await client.end();
-  }
 }
 
 /** CPU time (user + system, ms) of every process named `postgres` on this machine: the server's share of a run. */
@@ -464,36 +452,6 @@ async function postgresFloor(loops: number): Promise<Measurement> {
     await client.close();
     await target.cleanup();
   }
-}
-
-const rate = (m: Measurement): number => (m.items / m.ms) * 1000;
-const format = (value: number): string => Math.round(value).toLocaleString("en-US");
-
-/** A contender's fastest run, and the rate of each of its runs (how noisy the machine was). */
-interface Runs {
-  readonly best: Measurement;
-  readonly rates: readonly number[];
-}
-
-/**
- * Runs each contender `rounds` times, one after the other in each round (each round starting with
- * the next contender), and keeps each one's fastest run as `bestOf` does: on a shared
- * machine the noise of a moment (a busy disk, another process's CPU) then hits every contender.
- */
-async function bestOfRounds(
-  rounds: number,
-  contenders: readonly (() => Promise<Measurement>)[],
-): Promise<Runs[]> {
-  const all: Measurement[][] = contenders.map(() => []);
-  for (let round = 0; round < rounds; round++)
-    for (let k = 0; k < contenders.length; k++) {
-      const index = (round + k) % contenders.length;
-      all[index]!.push(await contenders[index]!());
-    }
-  return all.map((runs) => ({
-    best: runs.reduce((best, run) => (run.ms < best.ms ? run : best)),
-    rates: runs.map(rate),
-  }));
 }
 
 /** Prints each of ours against its floor: events/s, CPU ms, the ratio, each run's rate, and whether both goals are met. */

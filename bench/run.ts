@@ -13,6 +13,7 @@ const suites: BenchSuite[] = [
   { name: "sqs-provider", run: async () => (await import("./sqs-provider.bench.js")).run() },
   { name: "processing", run: async () => (await import("./processing.bench.js")).run() },
   { name: "receiving", run: async () => (await import("./receiving.bench.js")).run() },
+  { name: "postgres", run: async () => (await import("./postgres.bench.js")).run() },
   { name: "servicebus", run: async () => (await import("./servicebus.bench.js")).run() },
   {
     name: "servicebus-provider",

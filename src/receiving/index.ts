@@ -11,7 +11,7 @@ export type {
   Subscriber,
 } from "./options.js";
 export { defineSubscriber } from "./options.js";
-export type { PgPool, PgPoolClient, PgQuery, PgResult } from "./postgres/pg-pool.js";
+export type { PgPool, PgPoolClient, PgQuery, PgResult } from "../postgres/pg-pool.js";
 export type { PostgresReceivingStoreOptions } from "./postgres/postgres-receiving-store.js";
 export { postgresStore } from "./postgres/postgres-receiving-store.js";
 export type { ParkReason, Problem } from "./problems.js";

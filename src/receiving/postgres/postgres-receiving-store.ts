@@ -20,7 +20,7 @@ import type {
 import { StoreLifecycle, schemaAction } from "../stores/store-lifecycle.js";
 import { type ReceivingStoreOptions, type TableNames, tableNames } from "../stores/store-options.js";
 import { postgresFailure } from "./pg-errors.js";
-import type { PgPool, PgPoolClient, PgQuery } from "./pg-pool.js";
+import type { PgPool, PgPoolClient, PgQuery } from "../../postgres/pg-pool.js";
 import { POSTGRES_SCHEMA_VERSION, postgresSchema } from "./postgres-schema.js";
 import { type PostgresStatements, postgresStatements } from "./postgres-statements.js";
 

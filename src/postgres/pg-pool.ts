@@ -1,5 +1,5 @@
-// The few members of node-postgres that the store uses, so that our types do not require
-// @types/pg of an application that passes its own pg.Pool.
+// The few members of node-postgres that our PostgreSQL code uses (the receiving store, the
+// postgres provider), so that our types do not require @types/pg of an application that passes its own pg.Pool.
 
 /** A statement to run: named statements are prepared once per connection and planned once. */
 export interface PgQuery {

@@ -1,3 +1,4 @@
+import type { PgPool } from "../postgres/pg-pool.js";
 import type { Clock } from "./clock.js";
 import { QueueError } from "./errors.js";
 import type { RetryPolicy } from "./retry.js";
@@ -34,6 +35,17 @@ export interface SqliteProviderConfig extends EngineProviderOptions {
   path: string;
   /** `NORMAL` (default) survives a process crash; `FULL` also survives power loss, at a cost per commit. */
   synchronous?: "NORMAL" | "FULL";
+}
+
+/** PostgreSQL: queues in tables of one schema, shared by every process that uses the database. */
+export interface PostgresProviderConfig extends EngineProviderOptions {
+  type: "postgres";
+  /** `postgres://user:password@host:5432/database`; one of this or `pool`. */
+  connectionString?: string;
+  /** A `pg.Pool` the application already has; it stays open when the client closes. */
+  pool?: PgPool;
+  /** The schema the tables live in (default `queue_runtime`), created on first use. */
+  schema?: string;
 }
 
 /** AWS credentials. */
@@ -100,6 +112,7 @@ export interface CustomProviderConfig {
 export type ProviderConfig =
   | MemoryProviderConfig
   | SqliteProviderConfig
+  | PostgresProviderConfig
   | SqsProviderConfig
   | ServiceBusProviderConfig
   | CustomProviderConfig;

@@ -34,6 +34,13 @@ const registry = new Map<string, Registration>([
     },
   ],
   [
+    "postgres",
+    {
+      load: async () => (await import("../providers/postgres/postgres-provider.js")).createPostgresProvider,
+      createsQueues: true,
+    },
+  ],
+  [
     "sqs",
     {
       load: async () => (await import("../providers/sqs/sqs-provider.js")).createSqsProvider,

@@ -1,3 +1,4 @@
+export type { PgPool, PgPoolClient, PgQuery, PgResult } from "../postgres/pg-pool.js";
 export type { DeliveryItem } from "./deliveries.js";
 export { Deliveries, LABEL_SEPARATOR } from "./deliveries.js";
 export type { EventDefinition, EventOptions, EventValue } from "./events.js";
@@ -11,7 +12,6 @@ export type {
   Subscriber,
 } from "./options.js";
 export { defineSubscriber } from "./options.js";
-export type { PgPool, PgPoolClient, PgQuery, PgResult } from "../postgres/pg-pool.js";
 export type { PostgresReceivingStoreOptions } from "./postgres/postgres-receiving-store.js";
 export { postgresStore } from "./postgres/postgres-receiving-store.js";
 export type { ParkReason, Problem } from "./problems.js";

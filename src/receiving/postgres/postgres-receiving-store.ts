@@ -1,4 +1,5 @@
 import { QueueError } from "../../core/errors.js";
+import type { PgPool, PgPoolClient, PgQuery } from "../../postgres/pg-pool.js";
 import {
   byFailure,
   deliveryItem,
@@ -20,7 +21,6 @@ import type {
 import { StoreLifecycle, schemaAction } from "../stores/store-lifecycle.js";
 import { type ReceivingStoreOptions, type TableNames, tableNames } from "../stores/store-options.js";
 import { postgresFailure } from "./pg-errors.js";
-import type { PgPool, PgPoolClient, PgQuery } from "../../postgres/pg-pool.js";
 import { POSTGRES_SCHEMA_VERSION, postgresSchema } from "./postgres-schema.js";
 import { type PostgresStatements, postgresStatements } from "./postgres-statements.js";
 

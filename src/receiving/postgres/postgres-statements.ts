@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
+import type { PgQuery } from "../../postgres/pg-pool.js";
 import type { DeliverySettlement, EventToKeep, MessageToPark } from "../stores/receiving-store.js";
 import type { TableNames } from "../stores/store-options.js";
-import type { PgQuery } from "../../postgres/pg-pool.js";
 
 /** The store's SQL, and how each batch statement's arrays are built. */
 export interface PostgresStatements {

@@ -1,0 +1,232 @@
+import { type BatchEntryResult, QueueError } from "../../core/errors.js";
+import { Delivery } from "../../core/message.js";
+import type { OutgoingMessage } from "../../core/provider.js";
+import { ReceiptHandle } from "../../core/receipt-handle.js";
+import { newMessageId } from "../../engine/message-ids.js";
+import type { PgPool } from "../../postgres/pg-pool.js";
+import { pgQuery } from "./pg-failures.js";
+import type { PostgresQueue } from "./postgres-queues.js";
+
+/** A message row as the statements return it (node-postgres gives bigints as text). */
+interface MessageRow {
+  seq: string;
+  message_id: string;
+  session_id: string | null;
+  body: Buffer;
+  attributes: Record<string, string> | null;
+  correlation_id: string | null;
+  content_type: string | null;
+  enqueued_at: string;
+  visible_at: string;
+  lock_token: string;
+  delivery_count: number;
+  first_delivered_at: string | null;
+  delivered_at: string | null;
+}
+
+const LOCK_TOKEN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const READY = 0;
+const DELAYED = 1;
+
+/** The message and lock a receipt names. */
+interface Lock {
+  readonly seq: string;
+  readonly lockToken: string;
+}
+
+/** The sequence number and lock token of a receipt; `InvalidReceipt` when it was not issued by this provider. */
+function lockOf(receipt: ReceiptHandle): Lock {
+  const dot = receipt.token.indexOf(".");
+  const seq = receipt.token.slice(0, dot);
+  const lockToken = receipt.token.slice(dot + 1);
+  if (dot <= 0 || !/^\d{1,19}$/.test(seq) || !LOCK_TOKEN.test(lockToken))
+    throw new QueueError("InvalidReceipt", "this receipt handle does not refer to a PostgreSQL message lock");
+  return { seq, lockToken };
+}
+
+const invalidReceipt = (receipt: ReceiptHandle) =>
+  new QueueError(
+    "InvalidReceipt",
+    `the lock of this receipt on ${receipt.queue} has ended or the message was settled already`,
+  );
+
+/** The statements on messages: send, receive and settle, each one round trip. */
+export class PostgresMessages {
+  readonly #pool: PgPool;
+  readonly #schema: string;
+  readonly #providerType: string;
+
+  constructor(pool: PgPool, schema: string, providerType: string) {
+    this.#pool = pool;
+    this.#schema = `"${schema}"`;
+    this.#providerType = providerType;
+  }
+
+  /** Stores `messages` in one statement; repeats of a deduplication id answer the original's id. */
+  async send(
+    queue: PostgresQueue,
+    messages: readonly OutgoingMessage[],
+    now: number,
+  ): Promise<BatchEntryResult[]> {
+    const { record } = queue;
+    const columns = {
+      ids: [] as string[],
+      sessions: [] as (string | null)[],
+      bodies: [] as Buffer[],
+      attributes: [] as (string | null)[],
+      correlations: [] as (string | null)[],
+      types: [] as (string | null)[],
+      states: [] as number[],
+      visible: [] as number[],
+      expires: [] as (number | null)[],
+      dedup: [] as (string | null)[],
+    };
+    for (const message of messages) {
+      const delayMs = message.delayMs ?? record.defaultDelayMs;
+      const timeToLiveMs = message.timeToLiveMs ?? record.defaultTimeToLiveMs;
+      columns.ids.push(message.messageId ?? newMessageId());
+      columns.sessions.push(message.sessionId ?? null);
+      columns.bodies.push(Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength));
+      columns.attributes.push(message.attributes === undefined ? null : JSON.stringify(message.attributes));
+      columns.correlations.push(message.correlationId ?? null);
+      columns.types.push(message.contentType ?? null);
+      columns.states.push(delayMs > 0 ? DELAYED : READY);
+      columns.visible.push(now + delayMs);
+      columns.expires.push(timeToLiveMs === null ? null : now + timeToLiveMs);
+      columns.dedup.push(record.deduplicationWindowMs > 0 ? (message.deduplicationId ?? null) : null);
+    }
+    const sent = await pgQuery<{ o_seq: string; o_message_id: string }>(
+      this.#pool,
+      `SELECT o_seq, o_message_id FROM ${this.#schema}.send($1, $2, $3, $4, $5, $6, $7::jsonb[], $8, $9, $10, $11, $12, $13)`,
+      [
+        queue.id,
+        now,
+        record.deduplicationWindowMs,
+        columns.ids,
+        columns.sessions,
+        columns.bodies,
+        columns.attributes,
+        columns.correlations,
+        columns.types,
+        columns.states,
+        columns.visible,
+        columns.expires,
+        columns.dedup,
+      ],
+      `sending to ${record.name}`,
+    );
+    return sent.rows.map((row) => ({ ok: true, messageId: row.o_message_id }));
+  }
+
+  /** One receive of up to `max` messages of a standard queue, locked until `now + lockDurationMs`. */
+  async receive(queue: PostgresQueue, max: number, now: number): Promise<Delivery[]> {
+    const { record } = queue;
+    const received = await pgQuery<MessageRow>(
+      this.#pool,
+      `SELECT * FROM ${this.#schema}.receive($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        queue.id,
+        now,
+        max,
+        record.lockDurationMs,
+        record.maxDeliveryCount,
+        queue.deadLetterId,
+        record.name,
+        record.deadLetterOnExpiration,
+      ],
+      `receiving from ${record.name}`,
+    );
+    return received.rows.map((row) => this.#delivery(record.name, row));
+  }
+
+  /** Deletes the message of a receipt whose lock holds. */
+  async complete(queue: PostgresQueue, receipt: ReceiptHandle, now: number): Promise<void> {
+    const { seq, lockToken } = lockOf(receipt);
+    const done = await pgQuery(
+      this.#pool,
+      `DELETE FROM ${this.#schema}.messages
+       WHERE seq = $1 AND queue_id = $2 AND lock_token = $3 AND state = 2 AND visible_at > $4`,
+      [seq, queue.id, lockToken, now],
+      `completing a message of ${receipt.queue}`,
+    );
+    if (done.rowCount === 0) throw invalidReceipt(receipt);
+  }
+
+  /** Releases the lock of a receipt: the message is ready again, or after `delayMs`. */
+  async abandon(queue: PostgresQueue, receipt: ReceiptHandle, delayMs: number, now: number): Promise<void> {
+    const { seq, lockToken } = lockOf(receipt);
+    const done = await pgQuery(
+      this.#pool,
+      `UPDATE ${this.#schema}.messages SET state = $5, visible_at = $4 + $6
+       WHERE seq = $1 AND queue_id = $2 AND lock_token = $3 AND state = 2 AND visible_at > $4`,
+      [seq, queue.id, lockToken, now, delayMs > 0 ? DELAYED : READY, delayMs],
+      `abandoning a message of ${receipt.queue}`,
+    );
+    if (done.rowCount === 0) throw invalidReceipt(receipt);
+  }
+
+  /** Extends the lock of a receipt to the queue's lock duration from now; resolves the new end. */
+  async renew(queue: PostgresQueue, receipt: ReceiptHandle, now: number): Promise<number> {
+    const { seq, lockToken } = lockOf(receipt);
+    const lockedUntil = now + queue.record.lockDurationMs;
+    const done = await pgQuery(
+      this.#pool,
+      `UPDATE ${this.#schema}.messages SET visible_at = $5
+       WHERE seq = $1 AND queue_id = $2 AND lock_token = $3 AND state = 2 AND visible_at > $4`,
+      [seq, queue.id, lockToken, now, lockedUntil],
+      `renewing a lock on ${receipt.queue}`,
+    );
+    if (done.rowCount === 0) throw invalidReceipt(receipt);
+    return lockedUntil;
+  }
+
+  /** Moves the message of a receipt to the queue's dead-letter queue with a reason. */
+  async deadLetter(
+    queue: PostgresQueue,
+    receipt: ReceiptHandle,
+    reason: string,
+    description: string | undefined,
+    now: number,
+  ): Promise<void> {
+    const { seq, lockToken } = lockOf(receipt);
+    if (queue.deadLetterId === null)
+      throw new QueueError(
+        "Unsupported",
+        `queue ${queue.record.name} has no dead-letter queue; the message stays locked`,
+      );
+    const s = this.#schema;
+    const done = await pgQuery(
+      this.#pool,
+      `SELECT ${s}.dead_letter(m.seq, $5, $6, $7, $8, false, $4) FROM (
+         SELECT seq FROM ${s}.messages
+         WHERE seq = $1 AND queue_id = $2 AND lock_token = $3 AND state = 2 AND visible_at > $4 FOR UPDATE) m`,
+      [seq, queue.id, lockToken, now, queue.deadLetterId, queue.record.name, reason, description ?? null],
+      `dead-lettering a message of ${receipt.queue}`,
+    );
+    if (done.rowCount === 0) throw invalidReceipt(receipt);
+  }
+
+  #delivery(queue: string, row: MessageRow): Delivery {
+    const lockedUntilMs = Number(row.visible_at);
+    return new Delivery({
+      messageId: row.message_id,
+      body: row.body,
+      attributes: row.attributes ?? {},
+      sessionId: row.session_id ?? undefined,
+      correlationId: row.correlation_id ?? undefined,
+      contentType: row.content_type ?? undefined,
+      deliveryCount: row.delivery_count,
+      enqueuedAtMs: Number(row.enqueued_at),
+      firstDeliveredAtMs: Number(row.first_delivered_at),
+      deliveredAtMs: Number(row.delivered_at),
+      lockedUntilMs,
+      sequenceNumber: row.seq,
+      receiptHandle: new ReceiptHandle(
+        this.#providerType,
+        queue,
+        `${row.seq}.${row.lock_token}`,
+        lockedUntilMs,
+      ),
+    });
+  }
+}

@@ -1,0 +1,198 @@
+import pg from "pg";
+import type { Capabilities } from "../../core/capabilities.js";
+import { type Clock, systemClock } from "../../core/clock.js";
+import type { PostgresProviderConfig, ProviderConfig } from "../../core/config.js";
+import { type BatchEntryResult, QueueError } from "../../core/errors.js";
+import type { ReceivedMessage } from "../../core/message.js";
+import type {
+  OperationContext,
+  OutgoingMessage,
+  QueueProvider,
+  SessionProvider,
+} from "../../core/provider.js";
+import type { ReceiptHandle } from "../../core/receipt-handle.js";
+import { resolveEngineDefaults } from "../../engine/queue-settings.js";
+import { Waiters } from "../../engine/waiters.js";
+import type { PgPool } from "../../postgres/pg-pool.js";
+import { maxMessageBytesOf } from "../memory/memory-provider.js";
+import { PostgresMessages } from "./postgres-messages.js";
+import { type PostgresQueue, PostgresQueues } from "./postgres-queues.js";
+import { checkSchemaName, migrate } from "./postgres-schema.js";
+import { onQueueSignal, signalKey, signalQueue } from "./queue-signals.js";
+
+/** The schema the tables live in unless the config names another. */
+export const DEFAULT_SCHEMA = "queue_runtime";
+/** The most messages one statement sends or receives. */
+const MAX_BATCH_SIZE = 100;
+/** How often a waiting receive asks again when nothing woke it (messages from other processes, delays coming due). */
+const POLL_INTERVAL_MS = 50;
+const CENTURY_MS = 100 * 365 * 24 * 3_600_000;
+
+/** Options of the PostgreSQL provider beyond its config. */
+export interface PostgresProviderOptions {
+  readonly createQueues: boolean;
+}
+
+/** Builds the PostgreSQL provider: the pool made (or the application's taken), nothing sent yet. */
+export async function createPostgresProvider(
+  config: ProviderConfig,
+  options: PostgresProviderOptions,
+): Promise<PostgresProvider> {
+  return new PostgresProvider(config as PostgresProviderConfig, options);
+}
+
+/**
+ * The {@link QueueProvider} on PostgreSQL: the engine's semantics as set-based statements
+ * (`FOR UPDATE SKIP LOCKED`), so any number of processes on any number of machines share the
+ * queues of one database. Each operation is one round trip.
+ */
+export class PostgresProvider implements QueueProvider {
+  readonly providerType = "postgres";
+  readonly capabilities: Capabilities;
+  readonly admin: PostgresQueues;
+  /** Every statement ends on its own: node-postgres queries are bounded by the pool's timeouts and the server's. */
+  readonly enforcesTimeouts = false;
+  readonly #pool: PgPool;
+  readonly #ownsPool: boolean;
+  readonly #clock: Clock;
+  readonly #createQueues: boolean;
+  readonly #messages: PostgresMessages;
+  readonly #schema: string;
+  readonly #waiters: Waiters;
+  readonly #signalKey: string;
+  readonly #stopSignals: () => void;
+  #ready: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(config: PostgresProviderConfig, options: PostgresProviderOptions) {
+    if ((config.connectionString === undefined) === (config.pool === undefined))
+      throw new QueueError(
+        "Configuration",
+        "the postgres provider needs one of connectionString (postgres://user@host:5432/db) or pool (a pg.Pool)",
+      );
+    this.#schema = checkSchemaName(config.schema ?? DEFAULT_SCHEMA);
+    this.#ownsPool = config.pool === undefined;
+    this.#pool = config.pool ?? new pg.Pool({ connectionString: config.connectionString, max: 10 });
+    // A pool's idle connection that the server drops emits an error: the next query opens another.
+    if (this.#ownsPool) (this.#pool as pg.Pool).on("error", () => undefined);
+    this.#clock = config.clock ?? systemClock;
+    this.#createQueues = options.createQueues;
+    this.capabilities = Object.freeze({
+      sessions: "none",
+      batching: true,
+      maxBatchSize: MAX_BATCH_SIZE,
+      maxMessageBytes: maxMessageBytesOf(config),
+      deadLetter: "native",
+      delayedDelivery: true,
+      maxDelayMs: CENTURY_MS,
+      sessionState: false,
+      lockRenewal: true,
+      ordering: "fifo",
+      timeToLive: true,
+      redrive: true,
+      lockedCount: true,
+    });
+    const defaults = resolveEngineDefaults(config);
+    const queues = new PostgresQueues(this.#pool, this.#schema, this.#clock, defaults, () => this.#open());
+    this.admin = queues;
+    this.#messages = new PostgresMessages(this.#pool, this.#schema, this.providerType);
+    this.#waiters = new Waiters(this.#clock);
+    this.#signalKey = signalKey(config.connectionString ?? this.#pool, this.#schema);
+    this.#stopSignals = onQueueSignal(this.#signalKey, (queue) => this.#waiters.notify(queue));
+  }
+
+  async sendMessages(
+    queue: string,
+    messages: readonly OutgoingMessage[],
+    _context: OperationContext,
+  ): Promise<BatchEntryResult[]> {
+    const target = await this.#queue(queue);
+    const sent = await this.#messages.send(target, messages, this.#clock.now());
+    signalQueue(this.#signalKey, queue);
+    return sent;
+  }
+
+  async receiveMessages(
+    queue: string,
+    maxMessages: number,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<ReceivedMessage[]> {
+    const source = await this.#queue(queue);
+    const deadline = this.#clock.now() + waitMs;
+    for (;;) {
+      const received = await this.#messages.receive(source, maxMessages, this.#clock.now());
+      const left = deadline - this.#clock.now();
+      if (received.length > 0 || left <= 0 || context.signal.aborted) return received;
+      await this.#waiters.wait(queue, this.#clock.now() + Math.min(POLL_INTERVAL_MS, left), context.signal);
+    }
+  }
+
+  async completeMessage(receipt: ReceiptHandle): Promise<void> {
+    await this.#messages.complete(await this.#queueOf(receipt), receipt, this.#clock.now());
+  }
+
+  async abandonMessage(receipt: ReceiptHandle, delayMs: number): Promise<void> {
+    await this.#messages.abandon(await this.#queueOf(receipt), receipt, delayMs, this.#clock.now());
+    if (delayMs === 0) signalQueue(this.#signalKey, receipt.queue);
+  }
+
+  async deadLetterMessage(
+    receipt: ReceiptHandle,
+    reason: string,
+    description: string | undefined,
+  ): Promise<void> {
+    await this.#messages.deadLetter(
+      await this.#queueOf(receipt),
+      receipt,
+      reason,
+      description,
+      this.#clock.now(),
+    );
+  }
+
+  async renewMessageLock(receipt: ReceiptHandle): Promise<Date> {
+    return new Date(await this.#messages.renew(await this.#queueOf(receipt), receipt, this.#clock.now()));
+  }
+
+  async acceptSession(): Promise<SessionProvider> {
+    throw new QueueError("Unsupported", "sessions are not available on the postgres provider yet");
+  }
+
+  /** Ends the pool it made (an application's pool stays open). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stopSignals();
+    this.#waiters.notifyAll();
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  /** The tables, made or migrated on first use; a failed attempt is tried again by the next call. */
+  #open(): Promise<void> {
+    this.#ready ??= migrate(this.#pool, this.#schema).catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  /** A queue by name, made first when the provider creates queues on first use. */
+  async #queue(name: string): Promise<PostgresQueue> {
+    const found = await this.admin.find(name);
+    if (found !== undefined) return found;
+    if (!this.#createQueues) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+    await this.admin.createQueue(name).catch((error: unknown) => {
+      if (!QueueError.is(error, "QueueAlreadyExists")) throw error;
+    });
+    return this.admin.require(name);
+  }
+
+  /** The queue of a receipt: a receipt of a queue that is gone holds no lock. */
+  async #queueOf(receipt: ReceiptHandle): Promise<PostgresQueue> {
+    const queue = await this.admin.find(receipt.queue);
+    if (queue === undefined)
+      throw new QueueError("InvalidReceipt", `queue ${receipt.queue} of this receipt does not exist`);
+    return queue;
+  }
+}

@@ -1,0 +1,195 @@
+import type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
+import type { Clock } from "../../core/clock.js";
+import { QueueError } from "../../core/errors.js";
+import { validateQueueName } from "../../core/validation.js";
+import {
+  deadLetterQueueName,
+  deadLetterQueueRecord,
+  type EngineDefaults,
+  queueInfo,
+  queueRecord,
+} from "../../engine/queue-settings.js";
+import type { QueueRecord } from "../../engine/records.js";
+import type { PgPool } from "../../postgres/pg-pool.js";
+import { pgQuery } from "./pg-failures.js";
+
+/** A queue as the provider knows it: its row id and its settings. */
+export interface PostgresQueue {
+  readonly id: number;
+  readonly record: QueueRecord;
+  /** The row id of its dead-letter queue, when it has one. */
+  readonly deadLetterId: number | null;
+}
+
+/** How long a queue's settings read from the database are used before they are read again (another process may change them). */
+const SETTINGS_FRESH_MS = 1_000;
+
+/** Queue rows by name, read once a second at most; and the admin operations on them. */
+export class PostgresQueues implements QueueAdmin {
+  readonly #pool: PgPool;
+  readonly #schema: string;
+  readonly #clock: Clock;
+  readonly #defaults: EngineDefaults;
+  readonly #known = new Map<string, { queue: PostgresQueue; readAt: number }>();
+  /** Makes or migrates the tables on first use. */
+  readonly #open: () => Promise<void>;
+
+  constructor(
+    pool: PgPool,
+    schema: string,
+    clock: Clock,
+    defaults: EngineDefaults,
+    open: () => Promise<void>,
+  ) {
+    this.#open = open;
+    this.#pool = pool;
+    this.#schema = `"${schema}"`;
+    this.#clock = clock;
+    this.#defaults = defaults;
+  }
+
+  /** The queue named `name`, or `undefined` when there is none. */
+  async find(name: string): Promise<PostgresQueue | undefined> {
+    const known = this.#known.get(name);
+    if (known !== undefined && Date.now() - known.readAt < SETTINGS_FRESH_MS) return known.queue;
+    await this.#open();
+    const s = this.#schema;
+    const found = await pgQuery<{ id: number; settings: QueueRecord; dead_letter_id: number | null }>(
+      this.#pool,
+      `SELECT q.id, q.settings, d.id AS dead_letter_id FROM ${s}.queues q
+       LEFT JOIN ${s}.queues d ON d.name = q.settings ->> 'deadLetterQueue' WHERE q.name = $1`,
+      [name],
+      `reading queue ${name}`,
+    );
+    const row = found.rows[0];
+    if (row === undefined) {
+      this.#known.delete(name);
+      return undefined;
+    }
+    const queue: PostgresQueue = { id: row.id, record: row.settings, deadLetterId: row.dead_letter_id };
+    this.#known.set(name, { queue, readAt: Date.now() });
+    return queue;
+  }
+
+  /** The queue named `name`; `QueueNotFound` when there is none. */
+  async require(name: string): Promise<PostgresQueue> {
+    const queue = await this.find(name);
+    if (queue === undefined) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+    return queue;
+  }
+
+  /** Forgets what is known of `name` (it failed as missing: it may have been deleted or made again). */
+  forget(name: string): void {
+    this.#known.delete(name);
+  }
+
+  async createQueue(name: string, options: QueueOptions = {}): Promise<QueueInfo> {
+    const record = queueRecord(name, options, this.#defaults, this.#clock.now());
+    await this.#open();
+    const deadLetter =
+      record.deadLetterQueue === null
+        ? null
+        : deadLetterQueueRecord(record.deadLetterQueue, record, record.createdAt);
+    const s = this.#schema;
+    // The queue and, when missing, its dead-letter queue, in one statement.
+    const created = await pgQuery<{ id: number }>(
+      this.#pool,
+      `WITH q AS (INSERT INTO ${s}.queues (name, settings) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id),
+         d AS (INSERT INTO ${s}.queues (name, settings) SELECT $3, $4 WHERE $3::text IS NOT NULL AND EXISTS (SELECT 1 FROM q)
+               ON CONFLICT (name) DO NOTHING RETURNING id)
+       SELECT id FROM q`,
+      [name, record, deadLetter?.name ?? null, deadLetter],
+      `creating queue ${name}`,
+    );
+    if (created.rows.length === 0) throw new QueueError("QueueAlreadyExists", `queue ${name} already exists`);
+    this.#known.delete(name);
+    return queueInfo(record);
+  }
+
+  async deleteQueue(name: string): Promise<void> {
+    validateQueueName(name);
+    await this.#open();
+    const deleted = await pgQuery(
+      this.#pool,
+      `DELETE FROM ${this.#schema}.queues WHERE name = $1`,
+      [name],
+      `deleting queue ${name}`,
+    );
+    this.#known.delete(name);
+    if (deleted.rowCount === 0) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+  }
+
+  async listQueues(prefix = ""): Promise<string[]> {
+    await this.#open();
+    const found = await pgQuery<{ name: string }>(
+      this.#pool,
+      `SELECT name FROM ${this.#schema}.queues WHERE starts_with(name, $1)`,
+      [prefix],
+      "listing queues",
+    );
+    return found.rows.map((row) => row.name).sort();
+  }
+
+  async getQueue(name: string): Promise<QueueInfo | null> {
+    validateQueueName(name);
+    this.#known.delete(name);
+    const queue = await this.find(name);
+    return queue === undefined ? null : queueInfo(queue.record);
+  }
+
+  async getQueueStats(name: string): Promise<QueueStats> {
+    const queue = await this.require(name);
+    const counted = await pgQuery<{ active: string; in_flight: string; delayed: string; dead: string }>(
+      this.#pool,
+      `SELECT
+         count(*) FILTER (WHERE queue_id = $1 AND (state = 0 OR visible_at <= $3)) AS active,
+         count(*) FILTER (WHERE queue_id = $1 AND state = 2 AND visible_at > $3) AS in_flight,
+         count(*) FILTER (WHERE queue_id = $1 AND state = 1 AND visible_at > $3) AS delayed,
+         count(*) FILTER (WHERE queue_id = $2) AS dead
+       FROM ${this.#schema}.messages WHERE queue_id = $1 OR queue_id = $2`,
+      [queue.id, queue.deadLetterId ?? -1, this.#clock.now()],
+      `counting queue ${name}`,
+    );
+    const row = counted.rows[0]!;
+    return {
+      active: Number(row.active),
+      inFlight: Number(row.in_flight),
+      delayed: Number(row.delayed),
+      deadLettered: Number(row.dead),
+    };
+  }
+
+  async purgeQueue(name: string): Promise<number> {
+    const queue = await this.require(name);
+    const purged = await pgQuery(
+      this.#pool,
+      `DELETE FROM ${this.#schema}.messages WHERE queue_id = $1`,
+      [queue.id],
+      `purging queue ${name}`,
+    );
+    return purged.rowCount ?? 0;
+  }
+
+  async deadLetterQueueOf(name: string): Promise<string> {
+    validateQueueName(name);
+    const queue = await this.find(name);
+    return queue?.record.deadLetterQueue ?? deadLetterQueueName(name);
+  }
+
+  async redrive(deadLetterQueue: string, target?: string): Promise<number> {
+    const source = await this.require(deadLetterQueue);
+    if (target !== undefined) await this.require(target);
+    let moved = 0;
+    for (;;) {
+      const step = await pgQuery<{ moved: number }>(
+        this.#pool,
+        `SELECT ${this.#schema}.redrive($1, $2, $3) AS moved`,
+        [source.id, target ?? null, this.#clock.now()],
+        `redriving ${deadLetterQueue}`,
+      );
+      const now = step.rows[0]?.moved ?? 0;
+      moved += now;
+      if (now === 0) return moved;
+    }
+  }
+}

@@ -1,0 +1,245 @@
+import { QueueError } from "../../core/errors.js";
+import type { PgPool } from "../../postgres/pg-pool.js";
+import { pgFailure } from "./pg-failures.js";
+
+/** The schema version this code writes; older schemas are migrated on first use, newer ones refused. */
+export const SCHEMA_VERSION = 1;
+
+/** A schema name as PostgreSQL takes it unquoted: what `?schema=` may say. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Checks a schema name (letters, digits and `_`, lower case, at most 63); `Configuration` otherwise. */
+export function checkSchemaName(schema: string): string {
+  if (typeof schema !== "string" || !SCHEMA_NAME.test(schema))
+    throw new QueueError(
+      "Configuration",
+      `postgres schema ${JSON.stringify(schema)} must be lower-case letters, digits and '_', starting with a letter or '_', at most 63 characters`,
+    );
+  return schema;
+}
+
+// Message states: 0 ready, 1 delayed (visible at visible_at), 2 locked (until visible_at). Every
+// index serves one question: ready messages of a queue in order, delayed and locked ones coming
+// due, messages whose time to live ends, and a session's messages in order.
+const VERSION_1 = (s: string) => `
+CREATE TABLE ${s}.queues (
+  id serial PRIMARY KEY,
+  name text NOT NULL UNIQUE,
+  settings jsonb NOT NULL
+);
+CREATE TABLE ${s}.messages (
+  seq bigserial PRIMARY KEY,
+  queue_id int NOT NULL REFERENCES ${s}.queues (id) ON DELETE CASCADE,
+  message_id text NOT NULL,
+  session_id text,
+  body bytea NOT NULL,
+  attributes jsonb,
+  correlation_id text,
+  content_type text,
+  enqueued_at bigint NOT NULL,
+  expires_at bigint,
+  state smallint NOT NULL,
+  visible_at bigint NOT NULL,
+  lock_token uuid,
+  delivery_count int NOT NULL DEFAULT 0,
+  first_delivered_at bigint,
+  delivered_at bigint
+);
+CREATE INDEX messages_ready ON ${s}.messages (queue_id, seq) WHERE state = 0;
+CREATE INDEX messages_due ON ${s}.messages (queue_id, visible_at) WHERE state > 0;
+CREATE INDEX messages_expiry ON ${s}.messages (queue_id, expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX messages_group ON ${s}.messages (queue_id, session_id, seq) WHERE session_id IS NOT NULL;
+CREATE TABLE ${s}.groups (
+  queue_id int NOT NULL REFERENCES ${s}.queues (id) ON DELETE CASCADE,
+  session_id text NOT NULL,
+  lock_kind text,
+  lock_token uuid,
+  locked_until bigint NOT NULL DEFAULT 0,
+  state bytea,
+  PRIMARY KEY (queue_id, session_id)
+);
+CREATE TABLE ${s}.duplicates (
+  queue_id int NOT NULL REFERENCES ${s}.queues (id) ON DELETE CASCADE,
+  deduplication_id text NOT NULL,
+  message_id text NOT NULL,
+  seq bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  PRIMARY KEY (queue_id, deduplication_id)
+);
+CREATE INDEX duplicates_expiry ON ${s}.duplicates (queue_id, expires_at);
+
+-- Moves a message to another queue as a fresh delivery: same id, body and session, the given
+-- attributes, a new sequence number, no lock, no time to live, its delivery count starting over.
+CREATE FUNCTION ${s}.transfer(p_seq bigint, p_to int, p_attributes jsonb, p_now bigint)
+RETURNS void LANGUAGE sql AS $$
+  WITH moved AS (DELETE FROM ${s}.messages WHERE seq = p_seq RETURNING *)
+  INSERT INTO ${s}.messages (queue_id, message_id, session_id, body, attributes, correlation_id,
+    content_type, enqueued_at, expires_at, state, visible_at)
+  SELECT p_to, message_id, session_id, body, p_attributes, correlation_id, content_type,
+    enqueued_at, NULL, 0, p_now FROM moved
+$$;
+
+-- Dead-letters a message into p_dlq with a reason, or (p_dlq null) deletes it when p_drop,
+-- else leaves it. Resolves whether it left the queue.
+CREATE FUNCTION ${s}.dead_letter(p_seq bigint, p_dlq int, p_source text, p_reason text,
+  p_description text, p_drop boolean, p_now bigint)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  v_attributes jsonb;
+BEGIN
+  IF p_dlq IS NULL THEN
+    IF p_drop THEN
+      DELETE FROM ${s}.messages WHERE seq = p_seq;
+      RETURN true;
+    END IF;
+    RETURN false;
+  END IF;
+  SELECT coalesce(attributes, '{}'::jsonb) - 'DeadLetterErrorDescription'
+    || jsonb_build_object('DeadLetterReason', p_reason, 'DeadLetterSourceQueue', p_source)
+    || CASE WHEN p_description IS NULL THEN '{}'::jsonb
+       ELSE jsonb_build_object('DeadLetterErrorDescription', p_description) END
+    INTO v_attributes FROM ${s}.messages WHERE seq = p_seq;
+  PERFORM ${s}.transfer(p_seq, p_dlq, v_attributes, p_now);
+  RETURN true;
+END $$;
+
+-- Stores messages in order; each answers its sequence number and id. A deduplication id seen in
+-- its window answers the original instead: the row of the id is claimed first, so of two sends
+-- racing with one id exactly one stores a message.
+CREATE FUNCTION ${s}.send(p_queue int, p_now bigint, p_window bigint, p_ids text[], p_sessions text[],
+  p_bodies bytea[], p_attributes jsonb[], p_correlations text[], p_types text[], p_states smallint[],
+  p_visible bigint[], p_expires bigint[], p_dedup text[])
+RETURNS TABLE (o_seq bigint, o_message_id text) LANGUAGE plpgsql AS $$
+DECLARE
+  i int;
+  v_claimed boolean;
+BEGIN
+  FOR i IN 1 .. coalesce(array_length(p_ids, 1), 0) LOOP
+    IF p_dedup[i] IS NOT NULL THEN
+      v_claimed := NULL;
+      INSERT INTO ${s}.duplicates AS d (queue_id, deduplication_id, message_id, seq, expires_at)
+      VALUES (p_queue, p_dedup[i], p_ids[i], 0, p_now + p_window)
+      ON CONFLICT (queue_id, deduplication_id) DO UPDATE
+        SET message_id = EXCLUDED.message_id, seq = 0, expires_at = EXCLUDED.expires_at
+        WHERE d.expires_at <= p_now
+      RETURNING true INTO v_claimed;
+      IF v_claimed IS NULL THEN
+        SELECT d.seq, d.message_id INTO o_seq, o_message_id FROM ${s}.duplicates d
+        WHERE d.queue_id = p_queue AND d.deduplication_id = p_dedup[i];
+        RETURN NEXT;
+        CONTINUE;
+      END IF;
+    END IF;
+    INSERT INTO ${s}.messages (queue_id, message_id, session_id, body, attributes, correlation_id,
+      content_type, enqueued_at, expires_at, state, visible_at)
+    VALUES (p_queue, p_ids[i], p_sessions[i], p_bodies[i], p_attributes[i], p_correlations[i],
+      p_types[i], p_now, p_expires[i], p_states[i], p_visible[i])
+    RETURNING seq INTO o_seq;
+    IF p_dedup[i] IS NOT NULL THEN
+      UPDATE ${s}.duplicates SET seq = o_seq WHERE queue_id = p_queue AND deduplication_id = p_dedup[i];
+    END IF;
+    o_message_id := p_ids[i];
+    RETURN NEXT;
+  END LOOP;
+END $$;
+
+-- Moves up to 500 messages of a dead-letter queue that are not locked back to p_target (or each to
+-- its source queue), without their dead-letter attributes; resolves how many moved. Messages
+-- whose source queue is gone stay.
+CREATE FUNCTION ${s}.redrive(p_dlq int, p_target text, p_now bigint)
+RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  v_row record;
+  v_moved int := 0;
+BEGIN
+  FOR v_row IN
+    SELECT m.seq, m.attributes, t.id AS target FROM ${s}.messages m
+    JOIN ${s}.queues t ON t.name = coalesce(p_target, m.attributes ->> 'DeadLetterSourceQueue')
+    WHERE m.queue_id = p_dlq AND (m.state < 2 OR m.visible_at <= p_now) AND t.id <> p_dlq
+    ORDER BY m.seq LIMIT 500 FOR UPDATE OF m SKIP LOCKED
+  LOOP
+    PERFORM ${s}.transfer(v_row.seq, v_row.target,
+      v_row.attributes - 'DeadLetterReason' - 'DeadLetterErrorDescription' - 'DeadLetterSourceQueue', p_now);
+    v_moved := v_moved + 1;
+  END LOOP;
+  RETURN v_moved;
+END $$;
+
+-- One receive from a standard queue: delayed and locked messages that came due are ready again,
+-- then up to p_max ready messages are locked in order, skipping rows another receive holds. A
+-- message whose time to live ended is dead-lettered or dropped, and one whose deliveries are used
+-- up is dead-lettered, instead of being delivered.
+CREATE FUNCTION ${s}.receive(p_queue int, p_now bigint, p_max int, p_lock_ms bigint,
+  p_max_deliveries int, p_dlq int, p_source text, p_dead_on_expiry boolean)
+RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
+DECLARE
+  v_row ${s}.messages;
+  v_taken int := 0;
+BEGIN
+  UPDATE ${s}.messages SET state = 0 WHERE seq IN (
+    SELECT seq FROM ${s}.messages WHERE queue_id = p_queue AND state > 0 AND visible_at <= p_now
+    ORDER BY visible_at LIMIT 1000 FOR UPDATE SKIP LOCKED);
+  FOR v_row IN
+    SELECT * FROM ${s}.messages WHERE queue_id = p_queue AND state = 0
+    ORDER BY seq LIMIT p_max + 16 FOR UPDATE SKIP LOCKED
+  LOOP
+    IF v_row.expires_at IS NOT NULL AND v_row.expires_at <= p_now THEN
+      PERFORM ${s}.dead_letter(v_row.seq, CASE WHEN p_dead_on_expiry THEN p_dlq END, p_source,
+        'TTLExpired', NULL, true, p_now);
+      CONTINUE;
+    END IF;
+    IF p_max_deliveries IS NOT NULL AND v_row.delivery_count >= p_max_deliveries AND p_dlq IS NOT NULL THEN
+      PERFORM ${s}.dead_letter(v_row.seq, p_dlq, p_source, 'MaxDeliveryCountExceeded', NULL, false, p_now);
+      CONTINUE;
+    END IF;
+    UPDATE ${s}.messages SET state = 2, visible_at = p_now + p_lock_ms, lock_token = gen_random_uuid(),
+      delivery_count = delivery_count + 1, first_delivered_at = coalesce(first_delivered_at, p_now),
+      delivered_at = p_now
+    WHERE seq = v_row.seq RETURNING * INTO v_row;
+    RETURN NEXT v_row;
+    v_taken := v_taken + 1;
+    EXIT WHEN v_taken >= p_max;
+  END LOOP;
+END $$;
+`;
+
+/** Each step takes the schema from version `index` to `index + 1`. */
+const MIGRATIONS: readonly ((schema: string) => string)[] = [VERSION_1];
+
+/**
+ * Creates or migrates `schema` to {@link SCHEMA_VERSION} in one transaction under an advisory
+ * lock, so processes starting at once migrate once and the others wait for it.
+ */
+export async function migrate(pool: PgPool, schema: string): Promise<void> {
+  let client: Awaited<ReturnType<PgPool["connect"]>>;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw pgFailure(`connecting to PostgreSQL`, error);
+  }
+  const quoted = `"${schema}"`;
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`queue-runtime:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.schema_version (version int NOT NULL)`);
+    const found = await client.query<{ version: number }>(`SELECT version FROM ${quoted}.schema_version`);
+    const version = found.rows[0]?.version ?? 0;
+    if (version > SCHEMA_VERSION)
+      throw new QueueError(
+        "Configuration",
+        `postgres schema ${schema} has version ${version}; this queue-runtime understands up to ${SCHEMA_VERSION}`,
+      );
+    for (let step = version; step < MIGRATIONS.length; step++) await client.query(MIGRATIONS[step]!(quoted));
+    if (found.rows.length === 0)
+      await client.query(`INSERT INTO ${quoted}.schema_version VALUES ($1)`, [SCHEMA_VERSION]);
+    else if (version < SCHEMA_VERSION)
+      await client.query(`UPDATE ${quoted}.schema_version SET version = $1`, [SCHEMA_VERSION]);
+    await client.query("COMMIT");
+    client.release();
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    client.release(true);
+    throw QueueError.is(error) ? error : pgFailure(`migrating postgres schema ${schema}`, error);
+  }
+}

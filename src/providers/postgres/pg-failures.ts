@@ -5,6 +5,9 @@ import type { PgPool } from "../../postgres/pg-pool.js";
 const CONNECTION_CLASSES = new Set(["08", "57"]);
 /** SQLSTATEs worth trying again: serialization failures and deadlocks, lock and statement timeouts. */
 const TRANSIENT_STATES = new Set(["40001", "40P01", "55P03", "57014"]);
+/** The SQLSTATEs our own functions raise: a session lock that is gone, a session another holds. */
+const SESSION_LOCK_LOST = "QR001";
+const SESSION_HELD = "QR002";
 /** Socket errors of a server that cannot be reached. */
 const SOCKET_CODES = new Set([
   "ECONNREFUSED",
@@ -28,6 +31,13 @@ export function pgFailure(description: string, error: unknown): QueueError {
   const options = { cause: error, ...(typeof code === "string" ? { providerCode: code } : {}) };
   if (typeof code === "string" && (SOCKET_CODES.has(code) || CONNECTION_CLASSES.has(code.slice(0, 2))))
     return new QueueError("ConnectionFailed", message, options);
+  if (code === SESSION_LOCK_LOST)
+    return new QueueError(
+      "SessionLockLost",
+      `${description}: the session lock has ended or was released`,
+      options,
+    );
+  if (code === SESSION_HELD) return new QueueError("SessionLocked", message, options);
   if (/Connection terminated|connection (is )?closed|Client has encountered a connection error/i.test(text))
     return new QueueError("ConnectionFailed", message, options);
   return new QueueError("Provider", message, {

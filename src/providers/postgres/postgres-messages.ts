@@ -28,6 +28,12 @@ const LOCK_TOKEN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 const READY = 0;
 const DELAYED = 1;
 
+/** A held session: its id and the token of its lock. */
+export interface SessionHold {
+  readonly sessionId: string;
+  readonly token: string;
+}
+
 /** The message and lock a receipt names. */
 interface Lock {
   readonly seq: string;
@@ -69,6 +75,8 @@ export class PostgresMessages {
     now: number,
   ): Promise<BatchEntryResult[]> {
     const { record } = queue;
+    if (record.fifo && messages.some((message) => message.sessionId === undefined))
+      return this.#sendWithSessions(queue, messages, now);
     const columns = {
       ids: [] as string[],
       sessions: [] as (string | null)[],
@@ -97,7 +105,7 @@ export class PostgresMessages {
     }
     const sent = await pgQuery<{ o_seq: string; o_message_id: string }>(
       this.#pool,
-      `SELECT o_seq, o_message_id FROM ${this.#schema}.send($1, $2, $3, $4, $5, $6, $7::jsonb[], $8, $9, $10, $11, $12, $13)`,
+      `SELECT o_seq, o_message_id FROM ${this.#schema}.send($1, $2, $3, $4, $5, $6, $7::jsonb[], $8, $9, $10, $11, $12, $13, $14)`,
       [
         queue.id,
         now,
@@ -112,30 +120,61 @@ export class PostgresMessages {
         columns.visible,
         columns.expires,
         columns.dedup,
+        record.fifo,
       ],
       `sending to ${record.name}`,
     );
     return sent.rows.map((row) => ({ ok: true, messageId: row.o_message_id }));
   }
 
-  /** One receive of up to `max` messages of a standard queue, locked until `now + lockDurationMs`. */
-  async receive(queue: PostgresQueue, max: number, now: number): Promise<Delivery[]> {
-    const { record } = queue;
-    const received = await pgQuery<MessageRow>(
-      this.#pool,
-      `SELECT * FROM ${this.#schema}.receive($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        queue.id,
-        now,
-        max,
-        record.lockDurationMs,
-        record.maxDeliveryCount,
-        queue.deadLetterId,
-        record.name,
-        record.deadLetterOnExpiration,
-      ],
-      `receiving from ${record.name}`,
+  /** A send to a FIFO queue where some messages lack a session: those fail alone, the others are sent. */
+  async #sendWithSessions(
+    queue: PostgresQueue,
+    messages: readonly OutgoingMessage[],
+    now: number,
+  ): Promise<BatchEntryResult[]> {
+    const error = new QueueError(
+      "Validation",
+      `queue ${queue.record.name} is a FIFO queue: every message needs a sessionId`,
     );
+    const sendable = messages.filter((message) => message.sessionId !== undefined);
+    if (sendable.length === 0) throw error;
+    const sent = await this.send(queue, sendable, now);
+    return messages.map((message) =>
+      message.sessionId === undefined ? { ok: false, error } : sent.shift()!,
+    );
+  }
+
+  /**
+   * One receive of up to `max` messages: of a standard queue, or of the free sessions of a FIFO
+   * queue, locked until `now` + the lock duration; or of a held session (its lock's token).
+   */
+  async receive(queue: PostgresQueue, max: number, now: number, session?: SessionHold): Promise<Delivery[]> {
+    const { record } = queue;
+    const common = [
+      queue.id,
+      now,
+      max,
+      record.lockDurationMs,
+      record.maxDeliveryCount,
+      queue.deadLetterId,
+      record.name,
+      record.deadLetterOnExpiration,
+    ];
+    const s = this.#schema;
+    const received = record.fifo
+      ? await pgQuery<MessageRow>(
+          this.#pool,
+          `SELECT * FROM ${s}.receive_groups($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [...common, session?.sessionId ?? null, session?.token ?? null],
+          `receiving from ${record.name}`,
+        )
+      : await pgQuery<MessageRow>(
+          this.#pool,
+          `SELECT * FROM ${s}.receive($1, $2, $3, $4, $5, $6, $7, $8)`,
+          common,
+          `receiving from ${record.name}`,
+        );
     return received.rows.map((row) => this.#delivery(record.name, row));
   }
 

@@ -18,6 +18,7 @@ import { maxMessageBytesOf } from "../memory/memory-provider.js";
 import { PostgresMessages } from "./postgres-messages.js";
 import { type PostgresQueue, PostgresQueues } from "./postgres-queues.js";
 import { checkSchemaName, migrate } from "./postgres-schema.js";
+import { acceptPostgresSession, type SessionContext } from "./postgres-sessions.js";
 import { onQueueSignal, signalKey, signalQueue } from "./queue-signals.js";
 
 /** The schema the tables live in unless the config names another. */
@@ -61,6 +62,7 @@ export class PostgresProvider implements QueueProvider {
   readonly #waiters: Waiters;
   readonly #signalKey: string;
   readonly #stopSignals: () => void;
+  readonly #sessions: SessionContext;
   #ready: Promise<void> | undefined;
   #closed = false;
 
@@ -78,14 +80,14 @@ export class PostgresProvider implements QueueProvider {
     this.#clock = config.clock ?? systemClock;
     this.#createQueues = options.createQueues;
     this.capabilities = Object.freeze({
-      sessions: "none",
+      sessions: "native",
       batching: true,
       maxBatchSize: MAX_BATCH_SIZE,
       maxMessageBytes: maxMessageBytesOf(config),
       deadLetter: "native",
       delayedDelivery: true,
       maxDelayMs: CENTURY_MS,
-      sessionState: false,
+      sessionState: true,
       lockRenewal: true,
       ordering: "fifo",
       timeToLive: true,
@@ -99,6 +101,16 @@ export class PostgresProvider implements QueueProvider {
     this.#waiters = new Waiters(this.#clock);
     this.#signalKey = signalKey(config.connectionString ?? this.#pool, this.#schema);
     this.#stopSignals = onQueueSignal(this.#signalKey, (queue) => this.#waiters.notify(queue));
+    this.#sessions = {
+      pool: this.#pool,
+      schema: `"${this.#schema}"`,
+      clock: this.#clock,
+      messages: this.#messages,
+      waiters: this.#waiters,
+      sessionLockDurationMs: defaults.sessionLockDurationMs,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      signal: (queue) => signalQueue(this.#signalKey, queue),
+    };
   }
 
   async sendMessages(
@@ -118,8 +130,8 @@ export class PostgresProvider implements QueueProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
-    const source = await this.#queue(queue);
     const deadline = this.#clock.now() + waitMs;
+    const source = await this.#queue(queue);
     for (;;) {
       const received = await this.#messages.receive(source, maxMessages, this.#clock.now());
       const left = deadline - this.#clock.now();
@@ -155,8 +167,21 @@ export class PostgresProvider implements QueueProvider {
     return new Date(await this.#messages.renew(await this.#queueOf(receipt), receipt, this.#clock.now()));
   }
 
-  async acceptSession(): Promise<SessionProvider> {
-    throw new QueueError("Unsupported", "sessions are not available on the postgres provider yet");
+  async acceptSession(
+    queue: string,
+    sessionId: string | undefined,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<SessionProvider> {
+    // The wait counts from the call, not from when the queue's row was read (time may be virtual).
+    const deadline = this.#clock.now() + waitMs;
+    return acceptPostgresSession(
+      this.#sessions,
+      await this.#queue(queue, true),
+      sessionId,
+      deadline,
+      context,
+    );
   }
 
   /** Ends the pool it made (an application's pool stays open). */
@@ -178,11 +203,11 @@ export class PostgresProvider implements QueueProvider {
   }
 
   /** A queue by name, made first when the provider creates queues on first use. */
-  async #queue(name: string): Promise<PostgresQueue> {
+  async #queue(name: string, sessions = false): Promise<PostgresQueue> {
     const found = await this.admin.find(name);
     if (found !== undefined) return found;
     if (!this.#createQueues) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
-    await this.admin.createQueue(name).catch((error: unknown) => {
+    await this.admin.createQueue(name, sessions ? { requiresSession: true } : {}).catch((error: unknown) => {
       if (!QueueError.is(error, "QueueAlreadyExists")) throw error;
     });
     return this.admin.require(name);

@@ -71,13 +71,25 @@ CREATE INDEX duplicates_expiry ON ${s}.duplicates (queue_id, expires_at);
 -- Moves a message to another queue as a fresh delivery: same id, body and session, the given
 -- attributes, a new sequence number, no lock, no time to live, its delivery count starting over.
 CREATE FUNCTION ${s}.transfer(p_seq bigint, p_to int, p_attributes jsonb, p_now bigint)
-RETURNS void LANGUAGE sql AS $$
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_fifo boolean;
+  v_session text;
+  v_source text;
+BEGIN
+  SELECT (settings ->> 'fifo')::boolean INTO v_fifo FROM ${s}.queues WHERE id = p_to;
+  SELECT q.name INTO v_source FROM ${s}.messages m JOIN ${s}.queues q ON q.id = m.queue_id WHERE m.seq = p_seq;
+  -- A FIFO queue needs a session: a message from a standard queue joins one named after its source.
   WITH moved AS (DELETE FROM ${s}.messages WHERE seq = p_seq RETURNING *)
   INSERT INTO ${s}.messages (queue_id, message_id, session_id, body, attributes, correlation_id,
     content_type, enqueued_at, expires_at, state, visible_at)
-  SELECT p_to, message_id, session_id, body, p_attributes, correlation_id, content_type,
-    enqueued_at, NULL, 0, p_now FROM moved
-$$;
+  SELECT p_to, message_id, CASE WHEN v_fifo THEN coalesce(session_id, v_source) ELSE session_id END,
+    body, p_attributes, correlation_id, content_type, enqueued_at, NULL, 0, p_now FROM moved
+  RETURNING session_id INTO v_session;
+  IF v_fifo THEN
+    INSERT INTO ${s}.groups (queue_id, session_id) VALUES (p_to, v_session) ON CONFLICT DO NOTHING;
+  END IF;
+END $$;
 
 -- Dead-letters a message into p_dlq with a reason, or (p_dlq null) deletes it when p_drop,
 -- else leaves it. Resolves whether it left the queue.
@@ -108,7 +120,7 @@ END $$;
 -- racing with one id exactly one stores a message.
 CREATE FUNCTION ${s}.send(p_queue int, p_now bigint, p_window bigint, p_ids text[], p_sessions text[],
   p_bodies bytea[], p_attributes jsonb[], p_correlations text[], p_types text[], p_states smallint[],
-  p_visible bigint[], p_expires bigint[], p_dedup text[])
+  p_visible bigint[], p_expires bigint[], p_dedup text[], p_fifo boolean)
 RETURNS TABLE (o_seq bigint, o_message_id text) LANGUAGE plpgsql AS $$
 DECLARE
   i int;
@@ -135,6 +147,9 @@ BEGIN
     VALUES (p_queue, p_ids[i], p_sessions[i], p_bodies[i], p_attributes[i], p_correlations[i],
       p_types[i], p_now, p_expires[i], p_states[i], p_visible[i])
     RETURNING seq INTO o_seq;
+    IF p_fifo THEN
+      INSERT INTO ${s}.groups (queue_id, session_id) VALUES (p_queue, p_sessions[i]) ON CONFLICT DO NOTHING;
+    END IF;
     IF p_dedup[i] IS NOT NULL THEN
       UPDATE ${s}.duplicates SET seq = o_seq WHERE queue_id = p_queue AND deduplication_id = p_dedup[i];
     END IF;
@@ -165,6 +180,117 @@ BEGIN
   RETURN v_moved;
 END $$;
 
+-- Delivers one ready message locked until p_until, unless its time to live ended (dead-lettered or
+-- dropped) or its deliveries are used up (dead-lettered): then it answers NULL.
+CREATE FUNCTION ${s}.deliver(p_seq bigint, p_now bigint, p_until bigint, p_max_deliveries int,
+  p_dlq int, p_source text, p_dead_on_expiry boolean)
+RETURNS ${s}.messages LANGUAGE plpgsql AS $$
+DECLARE
+  v_row ${s}.messages;
+BEGIN
+  SELECT * INTO v_row FROM ${s}.messages WHERE seq = p_seq;
+  IF v_row.expires_at IS NOT NULL AND v_row.expires_at <= p_now THEN
+    PERFORM ${s}.dead_letter(p_seq, CASE WHEN p_dead_on_expiry THEN p_dlq END, p_source, 'TTLExpired', NULL, true, p_now);
+    RETURN NULL;
+  END IF;
+  IF p_max_deliveries IS NOT NULL AND v_row.delivery_count >= p_max_deliveries AND p_dlq IS NOT NULL THEN
+    PERFORM ${s}.dead_letter(p_seq, p_dlq, p_source, 'MaxDeliveryCountExceeded', NULL, false, p_now);
+    RETURN NULL;
+  END IF;
+  UPDATE ${s}.messages SET state = 2, visible_at = p_until, lock_token = gen_random_uuid(),
+    delivery_count = delivery_count + 1, first_delivered_at = coalesce(first_delivered_at, p_now),
+    delivered_at = p_now
+  WHERE seq = p_seq RETURNING * INTO v_row;
+  RETURN v_row;
+END $$;
+
+-- One receive from a FIFO queue: from the held session p_session (locked by p_token; the lock's
+-- end is the messages' lock), or (p_session NULL) from the free sessions in the order of their
+-- oldest message. A session is free when no receiver holds it and none of its messages is in
+-- flight; its row is locked while it is read, so two receives never take one session. Messages
+-- are taken in order, up to the first that is not ready.
+CREATE FUNCTION ${s}.receive_groups(p_queue int, p_now bigint, p_max int, p_lock_ms bigint,
+  p_max_deliveries int, p_dlq int, p_source text, p_dead_on_expiry boolean, p_session text, p_token uuid)
+RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
+DECLARE
+  v_group record;
+  v_message record;
+  v_row ${s}.messages;
+  v_until bigint;
+  v_taken int := 0;
+BEGIN
+  FOR v_group IN
+    SELECT g.session_id, g.locked_until FROM ${s}.groups g
+    WHERE g.queue_id = p_queue AND (
+      (p_session IS NOT NULL AND g.session_id = p_session AND g.lock_token = p_token AND g.locked_until > p_now)
+      OR (p_session IS NULL AND g.locked_until <= p_now
+        AND EXISTS (SELECT 1 FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id
+          AND (m.state = 0 OR m.visible_at <= p_now))
+        AND NOT EXISTS (SELECT 1 FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id
+          AND m.state = 2 AND m.visible_at > p_now)))
+    ORDER BY (SELECT min(m.seq) FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id)
+    FOR UPDATE OF g SKIP LOCKED
+  LOOP
+    v_until := CASE WHEN p_session IS NULL THEN p_now + p_lock_ms ELSE v_group.locked_until END;
+    FOR v_message IN
+      SELECT seq, state, visible_at FROM ${s}.messages
+      WHERE queue_id = p_queue AND session_id = v_group.session_id AND NOT (state = 2 AND visible_at > p_now)
+      ORDER BY seq FOR UPDATE
+    LOOP
+      EXIT WHEN v_message.state = 1 AND v_message.visible_at > p_now;
+      v_row := ${s}.deliver(v_message.seq, p_now, v_until, p_max_deliveries, p_dlq, p_source, p_dead_on_expiry);
+      IF v_row.seq IS NOT NULL THEN
+        RETURN NEXT v_row;
+        v_taken := v_taken + 1;
+      END IF;
+      EXIT WHEN v_taken >= p_max;
+    END LOOP;
+    EXIT WHEN v_taken >= p_max;
+  END LOOP;
+  IF p_session IS NOT NULL AND NOT FOUND AND v_taken = 0 THEN
+    PERFORM 1 FROM ${s}.groups WHERE queue_id = p_queue AND session_id = p_session
+      AND lock_token = p_token AND locked_until > p_now;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'session lock lost' USING ERRCODE = 'QR001';
+    END IF;
+  END IF;
+END $$;
+
+-- Locks a session for a receiver until p_until: the one named (it may have no messages yet),
+-- or the free one whose oldest ready message is oldest. Answers the session locked, NULL when
+-- none is free; a named session another holds raises QR002.
+CREATE FUNCTION ${s}.accept_session(p_queue int, p_now bigint, p_until bigint, p_session text, p_token uuid)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  v_session text := p_session;
+BEGIN
+  IF v_session IS NULL THEN
+    SELECT g.session_id INTO v_session FROM ${s}.groups g
+    WHERE g.queue_id = p_queue AND g.locked_until <= p_now
+      AND EXISTS (SELECT 1 FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id
+        AND (m.state = 0 OR m.visible_at <= p_now))
+      AND NOT EXISTS (SELECT 1 FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id
+        AND m.state = 2 AND m.visible_at > p_now)
+    ORDER BY (SELECT min(m.seq) FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id)
+    LIMIT 1 FOR UPDATE OF g SKIP LOCKED;
+    IF v_session IS NULL THEN
+      RETURN NULL;
+    END IF;
+  ELSE
+    INSERT INTO ${s}.groups (queue_id, session_id) VALUES (p_queue, v_session) ON CONFLICT DO NOTHING;
+    PERFORM 1 FROM ${s}.groups g WHERE g.queue_id = p_queue AND g.session_id = v_session
+      AND (g.locked_until > p_now OR EXISTS (SELECT 1 FROM ${s}.messages m WHERE m.queue_id = p_queue
+        AND m.session_id = v_session AND m.state = 2 AND m.visible_at > p_now))
+      FOR UPDATE;
+    IF FOUND THEN
+      RAISE EXCEPTION 'session % is held by another receiver', v_session USING ERRCODE = 'QR002';
+    END IF;
+  END IF;
+  UPDATE ${s}.groups SET lock_kind = 'session', lock_token = p_token, locked_until = p_until
+  WHERE queue_id = p_queue AND session_id = v_session;
+  RETURN v_session;
+END $$;
+
 -- One receive from a standard queue: delayed and locked messages that came due are ready again,
 -- then up to p_max ready messages are locked in order, skipping rows another receive holds. A
 -- message whose time to live ended is dead-lettered or dropped, and one whose deliveries are used
@@ -173,29 +299,19 @@ CREATE FUNCTION ${s}.receive(p_queue int, p_now bigint, p_max int, p_lock_ms big
   p_max_deliveries int, p_dlq int, p_source text, p_dead_on_expiry boolean)
 RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
 DECLARE
+  v_seq bigint;
   v_row ${s}.messages;
   v_taken int := 0;
 BEGIN
   UPDATE ${s}.messages SET state = 0 WHERE seq IN (
     SELECT seq FROM ${s}.messages WHERE queue_id = p_queue AND state > 0 AND visible_at <= p_now
     ORDER BY visible_at LIMIT 1000 FOR UPDATE SKIP LOCKED);
-  FOR v_row IN
-    SELECT * FROM ${s}.messages WHERE queue_id = p_queue AND state = 0
+  FOR v_seq IN
+    SELECT seq FROM ${s}.messages WHERE queue_id = p_queue AND state = 0
     ORDER BY seq LIMIT p_max + 16 FOR UPDATE SKIP LOCKED
   LOOP
-    IF v_row.expires_at IS NOT NULL AND v_row.expires_at <= p_now THEN
-      PERFORM ${s}.dead_letter(v_row.seq, CASE WHEN p_dead_on_expiry THEN p_dlq END, p_source,
-        'TTLExpired', NULL, true, p_now);
-      CONTINUE;
-    END IF;
-    IF p_max_deliveries IS NOT NULL AND v_row.delivery_count >= p_max_deliveries AND p_dlq IS NOT NULL THEN
-      PERFORM ${s}.dead_letter(v_row.seq, p_dlq, p_source, 'MaxDeliveryCountExceeded', NULL, false, p_now);
-      CONTINUE;
-    END IF;
-    UPDATE ${s}.messages SET state = 2, visible_at = p_now + p_lock_ms, lock_token = gen_random_uuid(),
-      delivery_count = delivery_count + 1, first_delivered_at = coalesce(first_delivered_at, p_now),
-      delivered_at = p_now
-    WHERE seq = v_row.seq RETURNING * INTO v_row;
+    v_row := ${s}.deliver(v_seq, p_now, p_now + p_lock_ms, p_max_deliveries, p_dlq, p_source, p_dead_on_expiry);
+    CONTINUE WHEN v_row.seq IS NULL;
     RETURN NEXT v_row;
     v_taken := v_taken + 1;
     EXIT WHEN v_taken >= p_max;

@@ -1,0 +1,197 @@
+import { randomUUID } from "node:crypto";
+import type { Clock } from "../../core/clock.js";
+import { QueueError } from "../../core/errors.js";
+import type { ReceivedMessage } from "../../core/message.js";
+import type { OperationContext, SessionProvider } from "../../core/provider.js";
+import type { ReceiptHandle } from "../../core/receipt-handle.js";
+import type { Waiters } from "../../engine/waiters.js";
+import type { PgPool } from "../../postgres/pg-pool.js";
+import { pgQuery } from "./pg-failures.js";
+import type { PostgresMessages, SessionHold } from "./postgres-messages.js";
+import type { PostgresQueue } from "./postgres-queues.js";
+
+/** What a session needs of its provider. */
+export interface SessionContext {
+  readonly pool: PgPool;
+  /** The quoted schema. */
+  readonly schema: string;
+  readonly clock: Clock;
+  readonly messages: PostgresMessages;
+  readonly waiters: Waiters;
+  readonly sessionLockDurationMs: number;
+  /** How long a wait sleeps before asking again when nothing woke it. */
+  readonly pollIntervalMs: number;
+  /** Tells the clients of this database that `queue` may have messages (a session let go). */
+  readonly signal: (queue: string) => void;
+}
+
+const lost = (queue: string, sessionId: string) =>
+  new QueueError("SessionLockLost", `the lock on session ${sessionId} of ${queue} has ended or was released`);
+
+/**
+ * Locks a session of a FIFO queue: the one named (`SessionLocked` while another holds it), or the
+ * next free one with messages, asked again until `deadline` (`NoSessionAvailable`).
+ */
+export async function acceptPostgresSession(
+  context: SessionContext,
+  queue: PostgresQueue,
+  sessionId: string | undefined,
+  deadline: number,
+  operation: OperationContext,
+): Promise<PostgresSession> {
+  const { record } = queue;
+  if (!record.fifo)
+    throw new QueueError(
+      "Unsupported",
+      `queue ${record.name} has no sessions: create it with { requiresSession: true } (or a name ending in .fifo)`,
+    );
+  for (;;) {
+    const now = context.clock.now();
+    const token = randomUUID();
+    const lockedUntil = now + context.sessionLockDurationMs;
+    const accepted = await pgQuery<{ session: string | null }>(
+      context.pool,
+      `SELECT ${context.schema}.accept_session($1, $2, $3, $4, $5) AS session`,
+      [queue.id, now, lockedUntil, sessionId ?? null, token],
+      `accepting a session of ${record.name}`,
+    );
+    const session = accepted.rows[0]?.session ?? null;
+    if (session !== null)
+      return new PostgresSession(context, queue, { sessionId: session, token }, lockedUntil);
+    const left = deadline - context.clock.now();
+    if (left <= 0 || operation.signal.aborted)
+      throw new QueueError("NoSessionAvailable", `no session of ${record.name} was free in the time given`);
+    await context.waiters.wait(
+      record.name,
+      context.clock.now() + Math.min(context.pollIntervalMs, left),
+      operation.signal,
+    );
+  }
+}
+
+/** One locked session of a FIFO queue, as the contract's {@link SessionProvider}. */
+export class PostgresSession implements SessionProvider {
+  readonly sessionId: string;
+  readonly #context: SessionContext;
+  readonly #queue: PostgresQueue;
+  readonly #hold: SessionHold;
+  #expiresAt: number;
+
+  constructor(context: SessionContext, queue: PostgresQueue, hold: SessionHold, lockedUntil: number) {
+    this.#context = context;
+    this.#queue = queue;
+    this.#hold = hold;
+    this.sessionId = hold.sessionId;
+    this.#expiresAt = lockedUntil;
+  }
+
+  get sessionExpiresAt(): Date {
+    return new Date(this.#expiresAt);
+  }
+
+  async receiveMessages(
+    maxMessages: number,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<ReceivedMessage[]> {
+    const { clock, messages, waiters, pollIntervalMs } = this.#context;
+    const deadline = clock.now() + waitMs;
+    for (;;) {
+      const received = await messages.receive(this.#queue, maxMessages, clock.now(), this.#hold);
+      const left = deadline - clock.now();
+      if (received.length > 0 || left <= 0 || context.signal.aborted) return received;
+      await waiters.wait(
+        this.#queue.record.name,
+        clock.now() + Math.min(pollIntervalMs, left),
+        context.signal,
+      );
+    }
+  }
+
+  completeMessage(receipt: ReceiptHandle): Promise<void> {
+    return this.#context.messages.complete(this.#queue, receipt, this.#context.clock.now());
+  }
+
+  async abandonMessage(receipt: ReceiptHandle): Promise<void> {
+    await this.#context.messages.abandon(this.#queue, receipt, 0, this.#context.clock.now());
+  }
+
+  deadLetterMessage(receipt: ReceiptHandle, reason: string, description: string | undefined): Promise<void> {
+    return this.#context.messages.deadLetter(
+      this.#queue,
+      receipt,
+      reason,
+      description,
+      this.#context.clock.now(),
+    );
+  }
+
+  /** Extends the session lock, and the locks of its messages in flight, from now. */
+  async renewSessionLock(): Promise<Date> {
+    const now = this.#context.clock.now();
+    const lockedUntil = now + this.#context.sessionLockDurationMs;
+    const s = this.#context.schema;
+    const renewed = await pgQuery<{ renewed: string }>(
+      this.#context.pool,
+      `WITH g AS (
+         UPDATE ${s}.groups SET locked_until = $4
+         WHERE queue_id = $1 AND session_id = $2 AND lock_token = $3 AND locked_until > $5 RETURNING 1),
+       m AS (
+         UPDATE ${s}.messages SET visible_at = $4
+         WHERE queue_id = $1 AND session_id = $2 AND state = 2 AND visible_at > $5 AND EXISTS (SELECT 1 FROM g) RETURNING 1)
+       SELECT count(*) AS renewed FROM g`,
+      [this.#queue.id, this.sessionId, this.#hold.token, lockedUntil, now],
+      `renewing session ${this.sessionId} of ${this.#queue.record.name}`,
+    );
+    if (Number(renewed.rows[0]?.renewed ?? 0) === 0) throw lost(this.#queue.record.name, this.sessionId);
+    this.#expiresAt = lockedUntil;
+    return new Date(lockedUntil);
+  }
+
+  async getSessionState(): Promise<Uint8Array | null> {
+    const found = await pgQuery<{ state: Buffer | null }>(
+      this.#context.pool,
+      `SELECT state FROM ${this.#context.schema}.groups
+       WHERE queue_id = $1 AND session_id = $2 AND lock_token = $3 AND locked_until > $4`,
+      [this.#queue.id, this.sessionId, this.#hold.token, this.#context.clock.now()],
+      `reading the state of session ${this.sessionId}`,
+    );
+    const row = found.rows[0];
+    if (row === undefined) throw lost(this.#queue.record.name, this.sessionId);
+    return row.state;
+  }
+
+  async setSessionState(state: Uint8Array | null): Promise<void> {
+    const stored = await pgQuery(
+      this.#context.pool,
+      `UPDATE ${this.#context.schema}.groups SET state = $5
+       WHERE queue_id = $1 AND session_id = $2 AND lock_token = $3 AND locked_until > $4`,
+      [
+        this.#queue.id,
+        this.sessionId,
+        this.#hold.token,
+        this.#context.clock.now(),
+        state === null ? null : Buffer.from(state.buffer, state.byteOffset, state.byteLength),
+      ],
+      `storing the state of session ${this.sessionId}`,
+    );
+    if (stored.rowCount === 0) throw lost(this.#queue.record.name, this.sessionId);
+  }
+
+  /** Lets the session go: its messages in flight are ready again at once, and another receiver may take it. */
+  async closeSession(): Promise<void> {
+    const now = this.#context.clock.now();
+    const s = this.#context.schema;
+    await pgQuery(
+      this.#context.pool,
+      `WITH g AS (
+         UPDATE ${s}.groups SET lock_kind = NULL, lock_token = NULL, locked_until = 0
+         WHERE queue_id = $1 AND session_id = $2 AND lock_token = $3 RETURNING 1)
+       UPDATE ${s}.messages SET state = 0, visible_at = $4
+       WHERE queue_id = $1 AND session_id = $2 AND state = 2 AND visible_at > $4 AND EXISTS (SELECT 1 FROM g)`,
+      [this.#queue.id, this.sessionId, this.#hold.token, now],
+      `closing session ${this.sessionId} of ${this.#queue.record.name}`,
+    );
+    this.#context.signal(this.#queue.record.name);
+  }
+}

@@ -162,7 +162,8 @@ function queryValue(key: string, value: string): number | string | boolean | nul
 
 /**
  * A config from the URL form: `memory:`, `memory:<name>`, `sqlite:<path>`, `sqs://host:port`
- * (`sqss://` for TLS), `sqs:` for AWS itself, `servicebus:<connection string>`; query parameters
+ * (`sqss://` for TLS), `sqs:` for AWS itself, `servicebus:<connection string>`,
+ * `postgres://user@host:5432/db` (also `postgresql://`, `?schema=`); query parameters
  * set options (`sqlite:./q.db?lockDurationMs=500`).
  */
 export function parseQueueUrl(url: string): QueueConfig {
@@ -177,6 +178,7 @@ export function parseQueueUrl(url: string): QueueConfig {
   const scheme = url.slice(0, colon).toLowerCase();
   const rest = url.slice(colon + 1);
   if (scheme === "servicebus") return { provider: { type: "servicebus", connectionString: rest } };
+  if (scheme === "postgres" || scheme === "postgresql") return postgresUrl(url);
   const question = rest.indexOf("?");
   const location = question < 0 ? rest : rest.slice(0, question);
   const options: Record<string, number | string | boolean | null> = {};
@@ -185,6 +187,40 @@ export function parseQueueUrl(url: string): QueueConfig {
       options[key] = queryValue(key, value);
   const { operationMs, createQueues, ...providerOptions } = options;
   const config: QueueConfig = { provider: providerFor(scheme, location, providerOptions) };
+  if (typeof operationMs === "number") config.timeouts = { operationMs };
+  if (typeof createQueues === "boolean") config.createQueues = createQueues;
+  return config;
+}
+
+/**
+ * A postgres URL: queue-runtime's options (`schema`, the engine options, `createQueues`,
+ * `operationMs`) are taken out of the query, and the rest (`sslmode`, `application_name`, ...)
+ * stays in the connection string for node-postgres.
+ */
+function postgresUrl(url: string): QueueConfig {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new QueueError("Configuration", "a postgres URL looks like postgres://user@host:5432/database");
+  }
+  const options: Record<string, number | string | boolean | null> = {};
+  let schema: string | undefined;
+  for (const [key, value] of [...parsed.searchParams]) {
+    if (key === "schema") schema = value;
+    else if (NUMBER_OPTIONS.has(key) || BOOLEAN_OPTIONS.has(key)) options[key] = queryValue(key, value);
+    else continue;
+    parsed.searchParams.delete(key);
+  }
+  const { operationMs, createQueues, ...engineOptions } = options;
+  const config: QueueConfig = {
+    provider: {
+      type: "postgres",
+      ...engineOptions,
+      connectionString: parsed.toString(),
+      ...(schema === undefined ? {} : { schema }),
+    } as PostgresProviderConfig,
+  };
   if (typeof operationMs === "number") config.timeouts = { operationMs };
   if (typeof createQueues === "boolean") config.createQueues = createQueues;
   return config;

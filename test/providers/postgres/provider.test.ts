@@ -1,0 +1,126 @@
+import pg from "pg";
+import { afterAll, describe, expect, test } from "vitest";
+import { createClient, QueueError } from "../../../src/index.js";
+import { pgFailure } from "../../../src/providers/postgres/pg-failures.js";
+import { rejection } from "../../../src/testing/contract/harness.js";
+import { POSTGRES_URL, useSchema } from "./database.js";
+
+const schema = useSchema();
+const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
+afterAll(() => pool.end());
+
+function expectCode(error: unknown, code: string): void {
+  expect(error).toBeInstanceOf(QueueError);
+  expect((error as QueueError).code).toBe(code);
+}
+
+describe("postgres provider", () => {
+  test("failures of the connection are transient ConnectionFailed; lock waits are transient; the rest are not", () => {
+    const code = (error: unknown) => {
+      const failure = pgFailure("x", error);
+      return [failure.code, failure.isTransient];
+    };
+    expect(code(new Error("Connection terminated unexpectedly"))).toEqual(["ConnectionFailed", true]);
+    expect(code(Object.assign(new Error("terminating connection"), { code: "57P01" }))).toEqual([
+      "ConnectionFailed",
+      true,
+    ]);
+    expect(code(Object.assign(new Error("refused"), { code: "ECONNREFUSED" }))).toEqual([
+      "ConnectionFailed",
+      true,
+    ]);
+    expect(code(Object.assign(new Error("deadlock"), { code: "40P01" }))).toEqual(["Provider", true]);
+    expect(code(Object.assign(new Error("bad"), { code: "22021" }))).toEqual(["Provider", false]);
+    expect(code(Object.assign(new Error("lost"), { code: "QR001" }))).toEqual(["SessionLockLost", false]);
+  });
+
+  test("the URL form takes schema and engine options out of the query and leaves the rest to node-postgres", async () => {
+    const client = await createClient(
+      `${POSTGRES_URL}?schema=${schema}&lockDurationMs=1500&application_name=qr-test`,
+    );
+    try {
+      await client.admin.createQueue("url-form");
+      expect((await client.admin.getQueue("url-form"))?.lockDurationMs).toBe(1_500);
+      await client.sendMessage("url-form", "by url");
+      const message = await client.receiveMessage("url-form");
+      expect(message?.text()).toBe("by url");
+      await client.completeMessage(message!.receiptHandle);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a config needs exactly one of connectionString and pool, and a plain schema name", async () => {
+    expectCode(await rejection(createClient({ provider: { type: "postgres" } })), "Configuration");
+    expectCode(
+      await rejection(createClient({ provider: { type: "postgres", connectionString: POSTGRES_URL, pool } })),
+      "Configuration",
+    );
+    expectCode(
+      await rejection(
+        createClient({ provider: { type: "postgres", connectionString: POSTGRES_URL, schema: 'x"; DROP' } }),
+      ),
+      "Configuration",
+    );
+  });
+
+  test("an application's pool is used as it is and stays open when the client closes", async () => {
+    const client = await createClient({ provider: { type: "postgres", pool, schema } });
+    await client.sendMessage("pooled", "through the application's pool");
+    expect((await client.receiveMessage("pooled"))?.text()).toBe("through the application's pool");
+    await client.close();
+    expect((await pool.query("SELECT 1 AS one")).rows[0].one).toBe(1);
+  });
+
+  test("clients starting at once on a new schema migrate it once", async () => {
+    const fresh = `${schema}_m`;
+    const clients = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        createClient({ provider: { type: "postgres", connectionString: POSTGRES_URL, schema: fresh } }),
+      ),
+    );
+    try {
+      await Promise.all(clients.map((client, i) => client.admin.createQueue(`q${i}`)));
+      expect(await clients[0]!.admin.listQueues("q")).toEqual([
+        "q0",
+        "q0-dlq",
+        "q1",
+        "q1-dlq",
+        "q2",
+        "q2-dlq",
+        "q3",
+        "q3-dlq",
+      ]);
+      const version = await pool.query(
+        `SELECT count(*)::int AS rows, max(version) AS version FROM "${fresh}".schema_version`,
+      );
+      expect(version.rows[0]).toEqual({ rows: 1, version: 1 });
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await pool.query(`DROP SCHEMA "${fresh}" CASCADE`);
+    }
+  });
+
+  test("a connection the server ends is a transient ConnectionFailed, and the client's retry goes through", async () => {
+    const client = await createClient({
+      provider: {
+        type: "postgres",
+        connectionString: `${POSTGRES_URL}?application_name=qr-terminated`,
+        schema,
+      },
+      retryPolicy: { maxAttempts: 3, initialDelayMs: 20 },
+    });
+    try {
+      await client.sendMessage("terminated", "before");
+      await pool.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'qr-terminated'",
+      );
+      await client.sendMessage("terminated", "after");
+      const bodies = (await client.receiveMessages("terminated", 10)).map((message) => message.text());
+      expect(bodies).toEqual(["before", "after"]);
+      expect(client.metrics.retries).toBeGreaterThanOrEqual(0);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -19,8 +19,8 @@ import { providerSingleWork, providerWork } from "./provider-work.js";
 const MESSAGES = Number(process.env.POSTGRES_BENCH_MESSAGES ?? 20_000);
 /** One at a time is three round trips per message: fewer messages, compared by rate. */
 const SINGLE_MESSAGES = Number(process.env.POSTGRES_BENCH_SINGLE_MESSAGES ?? 5_000);
-/** pg-boss moved under 200 msg/s in the sqlite suite: fewer still, compared by rate. */
-const PGBOSS_MESSAGES = Number(process.env.POSTGRES_BENCH_PGBOSS_MESSAGES ?? 2_000);
+/** pg-boss and BullMQ move a few thousand msg/s at most here: fewer messages, compared by rate. */
+const ANCHOR_MESSAGES = Number(process.env.POSTGRES_BENCH_ANCHOR_MESSAGES ?? 5_000);
 const ROUNDS = Number(process.env.POSTGRES_BENCH_ROUNDS ?? 3);
 /** BullMQ's docs give their PostgreSQL figures at worker concurrency 8 to 32: the middle of it. */
 const BULLMQ_CONCURRENCY = Number(process.env.POSTGRES_BENCH_BULLMQ_CONCURRENCY ?? 16);
@@ -144,7 +144,7 @@ async function pgBoss(schema: string): Promise<Measurement> {
   const jobs = Array.from({ length: BATCH }, () => ({ name: QUEUE, data: body }));
   return drained(
     "pg-boss 10.4 insert + fetch + complete, batches of 10, 4 concurrent loops",
-    PGBOSS_MESSAGES,
+    ANCHOR_MESSAGES,
     BATCH,
     LOOPS,
     {
@@ -187,18 +187,24 @@ async function bullmq(schema: string): Promise<Measurement> {
     await worker.waitUntilReady();
     return await measureTimed(
       `BullMQ 6.7 PostgreSQL backend, addBulk of 10 from 4 loops, Worker concurrency ${BULLMQ_CONCURRENCY}`,
-      MESSAGES,
+      ANCHOR_MESSAGES,
       async () => {
         const started = performance.now();
         let completed = 0;
-        const allCompleted = new Promise<number>((resolve) =>
+        const allCompleted = new Promise<number>((resolve, reject) => {
           worker.on("completed", () => {
-            if (++completed === MESSAGES) resolve(performance.now() - started);
-          }),
-        );
+            if (++completed === ANCHOR_MESSAGES) resolve(performance.now() - started);
+          });
+          // A job that failed would never complete: end the run instead of waiting for it.
+          worker.on("failed", (_job, error) => reject(error));
+        });
         let sent = 0;
         const produce = async () => {
-          for (; sent < MESSAGES; sent += BATCH) await queue.addBulk(jobs);
+          // Counted before the await, as drain does, so the loops send no more than asked between them.
+          while (sent < ANCHOR_MESSAGES) {
+            sent += BATCH;
+            await queue.addBulk(jobs);
+          }
         };
         await Promise.all(Array.from({ length: LOOPS }, produce));
         return allCompleted;
@@ -237,7 +243,7 @@ const CONTENDERS: readonly Contender[] = [
 
 /** Runs `contender` once in a fresh schema, dropped afterwards, and prints how it went. */
 async function inFreshSchema(contender: Contender): Promise<Measurement> {
-  const schema = await freshSchema(contender.key.replace("-", "_"));
+  const schema = await freshSchema(contender.key.replace(/-/g, "_"));
   try {
     const result = await contender.run(schema.name);
     const cpu = ((result.cpuMs ?? 0) * 1000) / result.items;
@@ -306,7 +312,7 @@ export async function run(): Promise<void> {
     );
   const contenders = CONTENDERS.filter((contender) => ONLY.includes(contender.key));
   console.log(
-    `\npostgres: ${format(MESSAGES)} messages per run in batches of ${BATCH} (pg-boss ${format(PGBOSS_MESSAGES)}, ` +
+    `\npostgres: ${format(MESSAGES)} messages per run in batches of ${BATCH} (pg-boss and BullMQ ${format(ANCHOR_MESSAGES)}, ` +
       `one at a time ${format(SINGLE_MESSAGES)}), best of ${ROUNDS} rounds, the contenders taking turns in each; ` +
       "CPU is this process's (user + system).",
   );

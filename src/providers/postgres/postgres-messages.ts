@@ -4,6 +4,7 @@ import type { OutgoingMessage } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
 import { newMessageId } from "../../engine/message-ids.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
+import { CompleteBatcher } from "./complete-batcher.js";
 import { pgQuery } from "./pg-failures.js";
 import type { PostgresQueue } from "./postgres-queues.js";
 
@@ -61,11 +62,13 @@ export class PostgresMessages {
   readonly #pool: PgPool;
   readonly #schema: string;
   readonly #providerType: string;
+  readonly #completes: CompleteBatcher;
 
   constructor(pool: PgPool, schema: string, providerType: string) {
     this.#pool = pool;
     this.#schema = `"${schema}"`;
     this.#providerType = providerType;
+    this.#completes = new CompleteBatcher(pool, this.#schema);
   }
 
   /** Stores `messages` in one statement; repeats of a deduplication id answer the original's id. */
@@ -179,16 +182,15 @@ export class PostgresMessages {
   }
 
   /** Deletes the message of a receipt whose lock holds. */
-  async complete(queue: PostgresQueue, receipt: ReceiptHandle, now: number): Promise<void> {
+  complete(queue: PostgresQueue, receipt: ReceiptHandle, now: number): Promise<void> {
     const { seq, lockToken } = lockOf(receipt);
-    const done = await pgQuery(
-      this.#pool,
-      `DELETE FROM ${this.#schema}.messages
-       WHERE seq = $1 AND queue_id = $2 AND lock_token = $3 AND state = 2 AND visible_at > $4`,
-      [seq, queue.id, lockToken, now],
+    return this.#completes.complete(
+      queue.id,
+      seq,
+      lockToken,
+      now,
       `completing a message of ${receipt.queue}`,
     );
-    if (done.rowCount === 0) throw invalidReceipt(receipt);
   }
 
   /** Releases the lock of a receipt: the message is ready again, or after `delayMs`. */

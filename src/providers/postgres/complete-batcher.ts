@@ -72,6 +72,7 @@ export class CompleteBatcher {
          RETURNING m.seq`,
         [queueId, batch.map((one) => one.seq), batch.map((one) => one.lockToken), now],
         "completing messages",
+        `${this.#schema}.complete`,
       );
       const done = new Set(deleted.rows.map((row) => row.seq));
       for (const one of batch)

@@ -46,10 +46,19 @@ export function pgFailure(description: string, error: unknown): QueueError {
   });
 }
 
-/** Runs one statement on `pool`; a failure is a QueueError saying what was being done. */
-export async function pgQuery<Row>(pool: PgPool, text: string, values: unknown[], what: string) {
+/**
+ * Runs one statement on `pool`; a failure is a QueueError saying what was being done. A `name`
+ * prepares the statement once per connection (for the statements of every send and receive).
+ */
+export async function pgQuery<Row>(
+  pool: PgPool,
+  text: string,
+  values: unknown[],
+  what: string,
+  name?: string,
+) {
   try {
-    return await pool.query<Row>(text, values);
+    return await pool.query<Row>(name === undefined ? { text, values } : { name, text, values });
   } catch (error) {
     throw pgFailure(what, error);
   }

@@ -126,6 +126,7 @@ export class PostgresMessages {
         record.fifo,
       ],
       `sending to ${record.name}`,
+      `${this.#schema}.send`,
     );
     return sent.rows.map((row) => ({ ok: true, messageId: row.o_message_id }));
   }
@@ -171,12 +172,14 @@ export class PostgresMessages {
           `SELECT * FROM ${s}.receive_groups($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
           [...common, session?.sessionId ?? null, session?.token ?? null],
           `receiving from ${record.name}`,
+          `${s}.receive_groups`,
         )
       : await pgQuery<MessageRow>(
           this.#pool,
           `SELECT * FROM ${s}.receive($1, $2, $3, $4, $5, $6, $7, $8)`,
           common,
           `receiving from ${record.name}`,
+          `${s}.receive`,
         );
     return received.rows.map((row) => this.#delivery(record.name, row));
   }

@@ -7,6 +7,7 @@ import type { PgPool } from "../../postgres/pg-pool.js";
 import { CompleteBatcher } from "./complete-batcher.js";
 import { pgQuery } from "./pg-failures.js";
 import type { PostgresQueue } from "./postgres-queues.js";
+import { channelOf } from "./postgres-schema.js";
 
 /** A message row as the statements return it (node-postgres gives bigints as text). */
 interface MessageRow {
@@ -63,8 +64,10 @@ export class PostgresMessages {
   readonly #schema: string;
   readonly #providerType: string;
   readonly #completes: CompleteBatcher;
+  readonly #channel: string;
 
   constructor(pool: PgPool, schema: string, providerType: string) {
+    this.#channel = channelOf(schema);
     this.#pool = pool;
     this.#schema = `"${schema}"`;
     this.#providerType = providerType;
@@ -108,7 +111,7 @@ export class PostgresMessages {
     }
     const sent = await pgQuery<{ o_seq: string; o_message_id: string }>(
       this.#pool,
-      `SELECT o_seq, o_message_id FROM ${this.#schema}.send($1, $2, $3, $4, $5, $6, $7::jsonb[], $8, $9, $10, $11, $12, $13, $14)`,
+      `SELECT o_seq, o_message_id FROM ${this.#schema}.send($1, $2, $3, $4, $5, $6, $7::jsonb[], $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
       [
         queue.id,
         now,
@@ -124,6 +127,8 @@ export class PostgresMessages {
         columns.expires,
         columns.dedup,
         record.fifo,
+        this.#channel,
+        record.name,
       ],
       `sending to ${record.name}`,
       `${this.#schema}.send`,
@@ -196,17 +201,32 @@ export class PostgresMessages {
     );
   }
 
-  /** Releases the lock of a receipt: the message is ready again, or after `delayMs`. */
+  /** Releases the lock of a receipt: the message is ready again (waiting receives are woken), or after `delayMs`. */
   async abandon(queue: PostgresQueue, receipt: ReceiptHandle, delayMs: number, now: number): Promise<void> {
     const { seq, lockToken } = lockOf(receipt);
-    const done = await pgQuery(
+    const done = await pgQuery<{ released: string }>(
       this.#pool,
-      `UPDATE ${this.#schema}.messages SET state = $5, visible_at = $4 + $6
-       WHERE seq = $1 AND queue_id = $2 AND lock_token = $3 AND state = 2 AND visible_at > $4`,
-      [seq, queue.id, lockToken, now, delayMs > 0 ? DELAYED : READY, delayMs],
+      `WITH u AS (
+         UPDATE ${this.#schema}.messages SET state = $5, visible_at = $4 + $6
+         WHERE seq = $1 AND queue_id = $2 AND lock_token = $3 AND state = 2 AND visible_at > $4 RETURNING 1)
+       SELECT count(*) AS released, CASE WHEN $6 = 0 THEN pg_notify($7, $8) END FROM u`,
+      [seq, queue.id, lockToken, now, delayMs > 0 ? DELAYED : READY, delayMs, this.#channel, receipt.queue],
       `abandoning a message of ${receipt.queue}`,
     );
-    if (done.rowCount === 0) throw invalidReceipt(receipt);
+    if (Number(done.rows[0]?.released ?? 0) === 0) throw invalidReceipt(receipt);
+  }
+
+  /** When the next delayed or locked message of `queue` comes due, if one does. */
+  async nextDue(queue: PostgresQueue): Promise<number | undefined> {
+    const found = await pgQuery<{ due: string | null }>(
+      this.#pool,
+      `SELECT min(visible_at) AS due FROM ${this.#schema}.messages WHERE queue_id = $1 AND state > 0`,
+      [queue.id],
+      `reading when ${queue.record.name} has messages next`,
+      `${this.#schema}.next_due`,
+    );
+    const due = found.rows[0]?.due;
+    return due === null || due === undefined ? undefined : Number(due);
   }
 
   /** Extends the lock of a receipt to the queue's lock duration from now; resolves the new end. */

@@ -12,21 +12,24 @@ import type {
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { resolveEngineDefaults } from "../../engine/queue-settings.js";
-import { Waiters } from "../../engine/waiters.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
 import { maxMessageBytesOf } from "../memory/memory-provider.js";
 import { PostgresMessages } from "./postgres-messages.js";
 import { type PostgresQueue, PostgresQueues } from "./postgres-queues.js";
-import { checkSchemaName, migrate } from "./postgres-schema.js";
+import { channelOf, checkSchemaName, migrate } from "./postgres-schema.js";
 import { acceptPostgresSession, type SessionContext } from "./postgres-sessions.js";
-import { onQueueSignal, signalKey, signalQueue } from "./queue-signals.js";
+import { listenForQueues, onQueueSignal, signalKey, signalQueue } from "./queue-signals.js";
+import { Wakeups } from "./wakeups.js";
 
 /** The schema the tables live in unless the config names another. */
 export const DEFAULT_SCHEMA = "queue_runtime";
 /** The most messages one statement sends or receives. */
 const MAX_BATCH_SIZE = 100;
-/** How often a waiting receive asks again when nothing woke it (messages from other processes, delays coming due). */
-const POLL_INTERVAL_MS = 50;
+/**
+ * How long a waiting receive sleeps at most when nothing wakes it: sends notify it, and it
+ * wakes itself when the next delay or lock ends, so this only covers a lost LISTEN connection.
+ */
+const FALLBACK_POLL_MS = 1_000;
 const CENTURY_MS = 100 * 365 * 24 * 3_600_000;
 
 /** Options of the PostgreSQL provider beyond its config. */
@@ -59,10 +62,12 @@ export class PostgresProvider implements QueueProvider {
   readonly #createQueues: boolean;
   readonly #messages: PostgresMessages;
   readonly #schema: string;
-  readonly #waiters: Waiters;
+  readonly #wakeups: Wakeups;
   readonly #signalKey: string;
   readonly #stopSignals: () => void;
   readonly #sessions: SessionContext;
+  /** Gives back this client's share of the LISTEN connection; set once a receive first waits. */
+  #stopListening: (() => void) | undefined;
   #ready: Promise<void> | undefined;
   #closed = false;
 
@@ -98,17 +103,18 @@ export class PostgresProvider implements QueueProvider {
     const queues = new PostgresQueues(this.#pool, this.#schema, this.#clock, defaults, () => this.#open());
     this.admin = queues;
     this.#messages = new PostgresMessages(this.#pool, this.#schema, this.providerType);
-    this.#waiters = new Waiters(this.#clock);
+    this.#wakeups = new Wakeups(this.#clock);
     this.#signalKey = signalKey(config.connectionString ?? this.#pool, this.#schema);
-    this.#stopSignals = onQueueSignal(this.#signalKey, (queue) => this.#waiters.notify(queue));
+    this.#stopSignals = onQueueSignal(this.#signalKey, (queue) => this.#wakeups.signal(queue));
     this.#sessions = {
       pool: this.#pool,
       schema: `"${this.#schema}"`,
+      schemaName: this.#schema,
       clock: this.#clock,
       messages: this.#messages,
-      waiters: this.#waiters,
       sessionLockDurationMs: defaults.sessionLockDurationMs,
-      pollIntervalMs: POLL_INTERVAL_MS,
+      wait: (queue, mark, deadline, signal) => this.#wait(queue, mark, deadline, signal),
+      mark: (queue) => this.#wakeups.mark(queue),
       signal: (queue) => signalQueue(this.#signalKey, queue),
     };
   }
@@ -133,10 +139,10 @@ export class PostgresProvider implements QueueProvider {
     const deadline = this.#clock.now() + waitMs;
     const source = await this.#queue(queue);
     for (;;) {
+      const mark = this.#wakeups.mark(queue);
       const received = await this.#messages.receive(source, maxMessages, this.#clock.now());
-      const left = deadline - this.#clock.now();
-      if (received.length > 0 || left <= 0 || context.signal.aborted) return received;
-      await this.#waiters.wait(queue, this.#clock.now() + Math.min(POLL_INTERVAL_MS, left), context.signal);
+      if (received.length > 0 || this.#clock.now() >= deadline || context.signal.aborted) return received;
+      await this.#wait(source, mark, deadline, context.signal);
     }
   }
 
@@ -189,8 +195,20 @@ export class PostgresProvider implements QueueProvider {
     if (this.#closed) return;
     this.#closed = true;
     this.#stopSignals();
-    this.#waiters.notifyAll();
+    this.#stopListening?.();
+    this.#wakeups.wakeAll();
     if (this.#ownsPool) await this.#pool.end();
+  }
+
+  /**
+   * Waits for `queue` to be signalled after `mark`, or for its next delay or lock to end, or for
+   * `deadline`; the first wait of this client starts listening for other processes' sends.
+   */
+  async #wait(queue: PostgresQueue, mark: number, deadline: number, signal: AbortSignal): Promise<void> {
+    this.#stopListening ??= listenForQueues(this.#signalKey, this.#pool, channelOf(this.#schema));
+    const due = await this.#messages.nextDue(queue);
+    const until = Math.min(deadline, this.#clock.now() + FALLBACK_POLL_MS, due ?? Number.POSITIVE_INFINITY);
+    await this.#wakeups.wait(queue.record.name, mark, until, signal);
   }
 
   /** The tables, made or migrated on first use; a failed attempt is tried again by the next call. */

@@ -5,6 +5,11 @@ import { pgFailure } from "./pg-failures.js";
 /** The schema version this code writes; older schemas are migrated on first use, newer ones refused. */
 export const SCHEMA_VERSION = 1;
 
+/** The LISTEN/NOTIFY channel of a schema's queues: a send notifies it with the queue's name. */
+export function channelOf(schema: string): string {
+  return `qr_${schema}`.slice(0, 63);
+}
+
 /** A schema name as PostgreSQL takes it unquoted: what `?schema=` may say. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -120,7 +125,7 @@ END $$;
 -- racing with one id exactly one stores a message.
 CREATE FUNCTION ${s}.send(p_queue int, p_now bigint, p_window bigint, p_ids text[], p_sessions text[],
   p_bodies bytea[], p_attributes jsonb[], p_correlations text[], p_types text[], p_states smallint[],
-  p_visible bigint[], p_expires bigint[], p_dedup text[], p_fifo boolean)
+  p_visible bigint[], p_expires bigint[], p_dedup text[], p_fifo boolean, p_channel text, p_name text)
 RETURNS TABLE (o_seq bigint, o_message_id text) LANGUAGE plpgsql AS $$
 DECLARE
   i int;
@@ -156,6 +161,8 @@ BEGIN
     o_message_id := p_ids[i];
     RETURN NEXT;
   END LOOP;
+  -- Receives waiting in other processes wake when this commits.
+  PERFORM pg_notify(p_channel, p_name);
 END $$;
 
 -- Moves up to 500 messages of a dead-letter queue that are not locked back to p_target (or each to

@@ -4,23 +4,26 @@ import { QueueError } from "../../core/errors.js";
 import type { ReceivedMessage } from "../../core/message.js";
 import type { OperationContext, SessionProvider } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
-import type { Waiters } from "../../engine/waiters.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
 import { pgQuery } from "./pg-failures.js";
 import type { PostgresMessages, SessionHold } from "./postgres-messages.js";
 import type { PostgresQueue } from "./postgres-queues.js";
+import { channelOf } from "./postgres-schema.js";
 
 /** What a session needs of its provider. */
 export interface SessionContext {
   readonly pool: PgPool;
   /** The quoted schema. */
   readonly schema: string;
+  /** The schema as named. */
+  readonly schemaName: string;
   readonly clock: Clock;
   readonly messages: PostgresMessages;
-  readonly waiters: Waiters;
   readonly sessionLockDurationMs: number;
-  /** How long a wait sleeps before asking again when nothing woke it. */
-  readonly pollIntervalMs: number;
+  /** A mark to wait from, taken before looking at `queue`. */
+  mark(queue: string): number;
+  /** Waits for `queue` to change after `mark` (a send, a lock or delay that ends), or for `deadline`. */
+  wait(queue: PostgresQueue, mark: number, deadline: number, signal: AbortSignal): Promise<void>;
   /** Tells the clients of this database that `queue` may have messages (a session let go). */
   readonly signal: (queue: string) => void;
 }
@@ -46,6 +49,7 @@ export async function acceptPostgresSession(
       `queue ${record.name} has no sessions: create it with { requiresSession: true } (or a name ending in .fifo)`,
     );
   for (;;) {
+    const mark = context.mark(record.name);
     const now = context.clock.now();
     const token = randomUUID();
     const lockedUntil = now + context.sessionLockDurationMs;
@@ -58,14 +62,9 @@ export async function acceptPostgresSession(
     const session = accepted.rows[0]?.session ?? null;
     if (session !== null)
       return new PostgresSession(context, queue, { sessionId: session, token }, lockedUntil);
-    const left = deadline - context.clock.now();
-    if (left <= 0 || operation.signal.aborted)
+    if (context.clock.now() >= deadline || operation.signal.aborted)
       throw new QueueError("NoSessionAvailable", `no session of ${record.name} was free in the time given`);
-    await context.waiters.wait(
-      record.name,
-      context.clock.now() + Math.min(context.pollIntervalMs, left),
-      operation.signal,
-    );
+    await context.wait(queue, mark, deadline, operation.signal);
   }
 }
 
@@ -94,17 +93,13 @@ export class PostgresSession implements SessionProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
-    const { clock, messages, waiters, pollIntervalMs } = this.#context;
+    const { clock, messages } = this.#context;
     const deadline = clock.now() + waitMs;
     for (;;) {
+      const mark = this.#context.mark(this.#queue.record.name);
       const received = await messages.receive(this.#queue, maxMessages, clock.now(), this.#hold);
-      const left = deadline - clock.now();
-      if (received.length > 0 || left <= 0 || context.signal.aborted) return received;
-      await waiters.wait(
-        this.#queue.record.name,
-        clock.now() + Math.min(pollIntervalMs, left),
-        context.signal,
-      );
+      if (received.length > 0 || clock.now() >= deadline || context.signal.aborted) return received;
+      await this.#context.wait(this.#queue, mark, deadline, context.signal);
     }
   }
 
@@ -186,10 +181,20 @@ export class PostgresSession implements SessionProvider {
       this.#context.pool,
       `WITH g AS (
          UPDATE ${s}.groups SET lock_kind = NULL, lock_token = NULL, locked_until = 0
-         WHERE queue_id = $1 AND session_id = $2 AND lock_token = $3 RETURNING 1)
-       UPDATE ${s}.messages SET state = 0, visible_at = $4
-       WHERE queue_id = $1 AND session_id = $2 AND state = 2 AND visible_at > $4 AND EXISTS (SELECT 1 FROM g)`,
-      [this.#queue.id, this.sessionId, this.#hold.token, now],
+         WHERE queue_id = $1 AND session_id = $2 AND lock_token = $3 RETURNING 1),
+       m AS (
+         UPDATE ${s}.messages SET state = 0, visible_at = $4
+         WHERE queue_id = $1 AND session_id = $2 AND state = 2 AND visible_at > $4 AND EXISTS (SELECT 1 FROM g)
+         RETURNING 1)
+       SELECT pg_notify($5, $6) FROM g`,
+      [
+        this.#queue.id,
+        this.sessionId,
+        this.#hold.token,
+        now,
+        channelOf(this.#context.schemaName),
+        this.#queue.record.name,
+      ],
       `closing session ${this.sessionId} of ${this.#queue.record.name}`,
     );
     this.#context.signal(this.#queue.record.name);

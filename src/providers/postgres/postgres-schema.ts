@@ -131,6 +131,12 @@ DECLARE
   i int;
   v_claimed boolean;
 BEGIN
+  IF p_window > 0 THEN
+    -- Deduplication ids past their window are forgotten a hundred at a time.
+    DELETE FROM ${s}.duplicates WHERE (queue_id, deduplication_id) IN (
+      SELECT queue_id, deduplication_id FROM ${s}.duplicates WHERE queue_id = p_queue AND expires_at <= p_now
+      LIMIT 100 FOR UPDATE SKIP LOCKED);
+  END IF;
   FOR i IN 1 .. coalesce(array_length(p_ids, 1), 0) LOOP
     IF p_dedup[i] IS NOT NULL THEN
       v_claimed := NULL;
@@ -211,40 +217,102 @@ BEGIN
   RETURN v_row;
 END $$;
 
+-- Messages whose time to live has ended leave the queue a hundred at a time (dead-lettered or
+-- dropped), wherever they stand but in a live lock, so a queue nobody drains does not keep them.
+CREATE FUNCTION ${s}.expire(p_queue int, p_now bigint, p_dlq int, p_source text, p_dead_on_expiry boolean)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_seq bigint;
+BEGIN
+  FOR v_seq IN
+    SELECT seq FROM ${s}.messages WHERE queue_id = p_queue AND expires_at <= p_now
+      AND NOT (state = 2 AND visible_at > p_now)
+    ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED
+  LOOP
+    PERFORM ${s}.dead_letter(v_seq, CASE WHEN p_dead_on_expiry THEN p_dlq END, p_source, 'TTLExpired', NULL, true, p_now);
+  END LOOP;
+END $$;
+
+-- Delayed and locked messages of a queue whose time came are ready again (a thousand at a time).
+CREATE FUNCTION ${s}.make_due_ready(p_queue int, p_now bigint)
+RETURNS void LANGUAGE sql AS $$
+  UPDATE ${s}.messages SET state = 0 WHERE seq IN (
+    SELECT seq FROM ${s}.messages WHERE queue_id = p_queue AND state > 0 AND visible_at <= p_now
+    ORDER BY visible_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
+$$;
+
+-- Locks the row of session p_session of a FIFO queue if it is free: nobody holds it and none of
+-- its messages is in flight. Answers whether it did; a session another receive is reading is
+-- skipped, never waited for.
+CREATE FUNCTION ${s}.lock_free_session(p_queue int, p_session text, p_now bigint)
+RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM ${s}.groups WHERE queue_id = p_queue AND session_id = p_session AND locked_until <= p_now
+    FOR UPDATE SKIP LOCKED;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  RETURN NOT EXISTS (SELECT 1 FROM ${s}.messages WHERE queue_id = p_queue AND session_id = p_session
+    AND state = 2 AND visible_at > p_now);
+END $$;
+
+-- The free session of a FIFO queue whose oldest ready message is oldest, its row locked; NULL
+-- when none is. Sessions are found through the ready messages in order (an index range), so the
+-- cost does not grow with the number of sessions; p_skip are sessions already taken.
+CREATE FUNCTION ${s}.next_free_session(p_queue int, p_now bigint, p_skip text[])
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  v_session text;
+  v_tried text[] := p_skip;
+BEGIN
+  FOR v_session IN
+    SELECT session_id FROM ${s}.messages WHERE queue_id = p_queue AND state = 0
+    ORDER BY seq LIMIT 1000
+  LOOP
+    CONTINUE WHEN v_session = ANY (v_tried);
+    v_tried := v_tried || v_session;
+    IF ${s}.lock_free_session(p_queue, v_session, p_now) THEN
+      RETURN v_session;
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END $$;
+
 -- One receive from a FIFO queue: from the held session p_session (locked by p_token; the lock's
 -- end is the messages' lock), or (p_session NULL) from the free sessions in the order of their
--- oldest message. A session is free when no receiver holds it and none of its messages is in
--- flight; its row is locked while it is read, so two receives never take one session. Messages
--- are taken in order, up to the first that is not ready.
+-- oldest ready message. A session's row is locked while it is read, so two receives never take
+-- one session. Messages are taken in order, up to the first that is not ready.
 CREATE FUNCTION ${s}.receive_groups(p_queue int, p_now bigint, p_max int, p_lock_ms bigint,
   p_max_deliveries int, p_dlq int, p_source text, p_dead_on_expiry boolean, p_session text, p_token uuid)
 RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
 DECLARE
-  v_group record;
+  v_session text;
+  v_taken_sessions text[] := '{}';
+  v_until bigint;
   v_message record;
   v_row ${s}.messages;
-  v_until bigint;
   v_taken int := 0;
 BEGIN
-  FOR v_group IN
-    SELECT g.session_id, g.locked_until FROM ${s}.groups g
-    WHERE g.queue_id = p_queue AND (
-      (p_session IS NOT NULL AND g.session_id = p_session AND g.lock_token = p_token AND g.locked_until > p_now)
-      OR (p_session IS NULL AND g.locked_until <= p_now
-        AND EXISTS (SELECT 1 FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id
-          AND (m.state = 0 OR m.visible_at <= p_now))
-        AND NOT EXISTS (SELECT 1 FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id
-          AND m.state = 2 AND m.visible_at > p_now)))
-    ORDER BY (SELECT min(m.seq) FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id)
-    FOR UPDATE OF g SKIP LOCKED
-  LOOP
-    v_until := CASE WHEN p_session IS NULL THEN p_now + p_lock_ms ELSE v_group.locked_until END;
+  PERFORM ${s}.expire(p_queue, p_now, p_dlq, p_source, p_dead_on_expiry);
+  PERFORM ${s}.make_due_ready(p_queue, p_now);
+  IF p_session IS NOT NULL THEN
+    SELECT locked_until INTO v_until FROM ${s}.groups WHERE queue_id = p_queue AND session_id = p_session
+      AND lock_token = p_token AND locked_until > p_now FOR UPDATE;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'session lock lost' USING ERRCODE = 'QR001';
+    END IF;
+    v_session := p_session;
+  ELSE
+    v_session := ${s}.next_free_session(p_queue, p_now, v_taken_sessions);
+    v_until := p_now + p_lock_ms;
+  END IF;
+  WHILE v_session IS NOT NULL LOOP
     FOR v_message IN
       SELECT seq, state, visible_at FROM ${s}.messages
-      WHERE queue_id = p_queue AND session_id = v_group.session_id AND NOT (state = 2 AND visible_at > p_now)
+      WHERE queue_id = p_queue AND session_id = v_session AND NOT (state = 2 AND visible_at > p_now)
       ORDER BY seq FOR UPDATE
     LOOP
-      EXIT WHEN v_message.state = 1 AND v_message.visible_at > p_now;
+      EXIT WHEN v_message.state <> 0;
       v_row := ${s}.deliver(v_message.seq, p_now, v_until, p_max_deliveries, p_dlq, p_source, p_dead_on_expiry);
       IF v_row.seq IS NOT NULL THEN
         RETURN NEXT v_row;
@@ -252,15 +320,10 @@ BEGIN
       END IF;
       EXIT WHEN v_taken >= p_max;
     END LOOP;
-    EXIT WHEN v_taken >= p_max;
+    EXIT WHEN v_taken >= p_max OR p_session IS NOT NULL;
+    v_taken_sessions := v_taken_sessions || v_session;
+    v_session := ${s}.next_free_session(p_queue, p_now, v_taken_sessions);
   END LOOP;
-  IF p_session IS NOT NULL AND NOT FOUND AND v_taken = 0 THEN
-    PERFORM 1 FROM ${s}.groups WHERE queue_id = p_queue AND session_id = p_session
-      AND lock_token = p_token AND locked_until > p_now;
-    IF NOT FOUND THEN
-      RAISE EXCEPTION 'session lock lost' USING ERRCODE = 'QR001';
-    END IF;
-  END IF;
 END $$;
 
 -- Locks a session for a receiver until p_until: the one named (it may have no messages yet),
@@ -272,24 +335,15 @@ DECLARE
   v_session text := p_session;
 BEGIN
   IF v_session IS NULL THEN
-    SELECT g.session_id INTO v_session FROM ${s}.groups g
-    WHERE g.queue_id = p_queue AND g.locked_until <= p_now
-      AND EXISTS (SELECT 1 FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id
-        AND (m.state = 0 OR m.visible_at <= p_now))
-      AND NOT EXISTS (SELECT 1 FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id
-        AND m.state = 2 AND m.visible_at > p_now)
-    ORDER BY (SELECT min(m.seq) FROM ${s}.messages m WHERE m.queue_id = p_queue AND m.session_id = g.session_id)
-    LIMIT 1 FOR UPDATE OF g SKIP LOCKED;
+    PERFORM ${s}.make_due_ready(p_queue, p_now);
+    v_session := ${s}.next_free_session(p_queue, p_now, '{}');
     IF v_session IS NULL THEN
       RETURN NULL;
     END IF;
   ELSE
     INSERT INTO ${s}.groups (queue_id, session_id) VALUES (p_queue, v_session) ON CONFLICT DO NOTHING;
-    PERFORM 1 FROM ${s}.groups g WHERE g.queue_id = p_queue AND g.session_id = v_session
-      AND (g.locked_until > p_now OR EXISTS (SELECT 1 FROM ${s}.messages m WHERE m.queue_id = p_queue
-        AND m.session_id = v_session AND m.state = 2 AND m.visible_at > p_now))
-      FOR UPDATE;
-    IF FOUND THEN
+    PERFORM 1 FROM ${s}.groups WHERE queue_id = p_queue AND session_id = v_session FOR UPDATE;
+    IF NOT ${s}.lock_free_session(p_queue, v_session, p_now) THEN
       RAISE EXCEPTION 'session % is held by another receiver', v_session USING ERRCODE = 'QR002';
     END IF;
   END IF;
@@ -310,9 +364,8 @@ DECLARE
   v_row ${s}.messages;
   v_taken int := 0;
 BEGIN
-  UPDATE ${s}.messages SET state = 0 WHERE seq IN (
-    SELECT seq FROM ${s}.messages WHERE queue_id = p_queue AND state > 0 AND visible_at <= p_now
-    ORDER BY visible_at LIMIT 1000 FOR UPDATE SKIP LOCKED);
+  PERFORM ${s}.expire(p_queue, p_now, p_dlq, p_source, p_dead_on_expiry);
+  PERFORM ${s}.make_due_ready(p_queue, p_now);
   FOR v_seq IN
     SELECT seq FROM ${s}.messages WHERE queue_id = p_queue AND state = 0
     ORDER BY seq LIMIT p_max + 16 FOR UPDATE SKIP LOCKED

@@ -1,0 +1,82 @@
+import pg from "pg";
+import { afterAll, describe, expect, test } from "vitest";
+import { createClient } from "../../../src/index.js";
+import { POSTGRES_URL, useSchema } from "./database.js";
+
+const schema = useSchema();
+
+/**
+ * A pool whose connections report the plan of every statement they run, nested ones (inside
+ * the provider's functions) included, through PostgreSQL's auto_explain as notices.
+ */
+function explainingPool(plans: string[]): pg.Pool {
+  const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
+  pool.on("connect", (client) => {
+    client.on("notice", (notice) => plans.push(notice.message ?? ""));
+    void client.query(
+      "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_level = 'notice'",
+    );
+  });
+  return pool;
+}
+
+describe("postgres provider: query plans", () => {
+  const plans: string[] = [];
+  const pool = explainingPool(plans);
+  afterAll(() => pool.end());
+
+  test("every statement of sending, receiving, settling and sessions reads messages through an index, not a scan of the table", async () => {
+    const setup = await createClient({
+      provider: { type: "postgres", connectionString: POSTGRES_URL, schema },
+    });
+    await setup.admin.createQueue("deep", { maxDeliveryCount: 3, deduplicationWindowMs: 60_000 });
+    await setup.admin.createQueue("deep.fifo", { requiresSession: true });
+    // Deep enough that the planner prefers an index wherever one serves.
+    for (let batch = 0; batch < 100; batch++) {
+      await setup.sendMessages(
+        "deep",
+        Array.from({ length: 100 }, (_, i) => `m-${batch}-${i}`),
+      );
+      await setup.sendMessages(
+        "deep.fifo",
+        Array.from({ length: 20 }, (_, i) => ({
+          body: `s-${batch}-${i}`,
+          sessionId: `s${(batch * 20 + i) % 200}`,
+        })),
+      );
+    }
+    await setup.close();
+    const direct = new pg.Client({ connectionString: POSTGRES_URL });
+    await direct.connect();
+    await direct.query(
+      `ANALYZE "${schema}".messages; ANALYZE "${schema}".groups; ANALYZE "${schema}".duplicates`,
+    );
+    await direct.end();
+
+    const client = await createClient({ provider: { type: "postgres", pool, schema } });
+    await client.sendMessages("deep", [
+      { body: "again", deduplicationId: "d-1" },
+      { body: "delayed", delayMs: 60_000 },
+    ]);
+    const received = await client.receiveMessages("deep", 10);
+    await client.completeMessage(received[0]!.receiptHandle);
+    await client.abandonMessage(received[1]!.receiptHandle);
+    await client.renewMessageLock(received[2]!.receiptHandle);
+    await client.deadLetterMessage(received[3]!.receiptHandle, "Test");
+    expect(await client.receiveMessages("deep.fifo", 5)).toHaveLength(5);
+    const session = await client.acceptSession("deep.fifo");
+    const ordered = await session.receiveMessages(5);
+    await session.completeMessage(ordered[0]!.receiptHandle);
+    await session.renewSessionLock();
+    await session.setSessionState("state");
+    await session.closeSession();
+    expect(await client.receiveMessage("empty-after-this", 0).catch(() => null)).toBeNull();
+    await client.close();
+
+    // The groups and duplicates tables of this test fit in a few pages, where a scan is the planner's
+    // right choice; their lookups are by primary key. Messages are what grows.
+    const scans = plans.filter((plan) => /Seq Scan on messages\b/.test(plan));
+    expect(plans.length).toBeGreaterThan(10);
+    expect(scans).toEqual([]);
+  }, 60_000);
+});

@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { Capabilities } from "../../core/capabilities.js";
-import { type Clock, systemClock } from "../../core/clock.js";
+import type { Clock } from "../../core/clock.js";
 import type { PostgresProviderConfig, ProviderConfig } from "../../core/config.js";
 import { type BatchEntryResult, QueueError } from "../../core/errors.js";
 import type { ReceivedMessage } from "../../core/message.js";
@@ -14,6 +14,7 @@ import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { resolveEngineDefaults } from "../../engine/queue-settings.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
 import { maxMessageBytesOf } from "../memory/memory-provider.js";
+import { DatabaseClock } from "./database-clock.js";
 import { PostgresMessages } from "./postgres-messages.js";
 import { type PostgresQueue, PostgresQueues } from "./postgres-queues.js";
 import { channelOf, checkSchemaName, migrate } from "./postgres-schema.js";
@@ -59,6 +60,8 @@ export class PostgresProvider implements QueueProvider {
   readonly #pool: PgPool;
   readonly #ownsPool: boolean;
   readonly #clock: Clock;
+  /** The database's clock, unless a clock was given. */
+  readonly #databaseClock: DatabaseClock | undefined;
   readonly #createQueues: boolean;
   readonly #messages: PostgresMessages;
   readonly #schema: string;
@@ -82,7 +85,14 @@ export class PostgresProvider implements QueueProvider {
     this.#pool = config.pool ?? new pg.Pool({ connectionString: config.connectionString, max: 10 });
     // A pool's idle connection that the server drops emits an error: the next query opens another.
     if (this.#ownsPool) (this.#pool as pg.Pool).on("error", () => undefined);
-    this.#clock = config.clock ?? systemClock;
+    if (config.clock === undefined) {
+      const databaseClock = new DatabaseClock();
+      this.#databaseClock = databaseClock;
+      this.#clock = databaseClock;
+    } else {
+      this.#databaseClock = undefined;
+      this.#clock = config.clock;
+    }
     this.#createQueues = options.createQueues;
     this.capabilities = Object.freeze({
       sessions: "native",
@@ -136,6 +146,8 @@ export class PostgresProvider implements QueueProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
+    // The clock is the database's once open; a wait counts from the call (time may be virtual).
+    await this.#open();
     const deadline = this.#clock.now() + waitMs;
     const source = await this.#queue(queue);
     for (;;) {
@@ -179,7 +191,7 @@ export class PostgresProvider implements QueueProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<SessionProvider> {
-    // The wait counts from the call, not from when the queue's row was read (time may be virtual).
+    await this.#open();
     const deadline = this.#clock.now() + waitMs;
     return acceptPostgresSession(
       this.#sessions,
@@ -213,7 +225,10 @@ export class PostgresProvider implements QueueProvider {
 
   /** The tables, made or migrated on first use; a failed attempt is tried again by the next call. */
   #open(): Promise<void> {
-    this.#ready ??= migrate(this.#pool, this.#schema).catch((error: unknown) => {
+    this.#ready ??= (async () => {
+      await migrate(this.#pool, this.#schema);
+      await this.#databaseClock?.synchronize(this.#pool);
+    })().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
     });

@@ -1,6 +1,8 @@
 import pg from "pg";
 import { afterAll, describe, expect, test } from "vitest";
 import { createClient, QueueError } from "../../../src/index.js";
+import type { PgPool } from "../../../src/postgres/pg-pool.js";
+import { DatabaseClock } from "../../../src/providers/postgres/database-clock.js";
 import { pgFailure } from "../../../src/providers/postgres/pg-failures.js";
 import { rejection } from "../../../src/testing/contract/harness.js";
 import { POSTGRES_URL, useSchema } from "./database.js";
@@ -32,6 +34,27 @@ describe("postgres provider", () => {
     expect(code(Object.assign(new Error("deadlock"), { code: "40P01" }))).toEqual(["Provider", true]);
     expect(code(Object.assign(new Error("bad"), { code: "22021" }))).toEqual(["Provider", false]);
     expect(code(Object.assign(new Error("lost"), { code: "QR001" }))).toEqual(["SessionLockLost", false]);
+  });
+
+  test("without a clock of its own the provider keeps the database's time, measured against this machine's", async () => {
+    const ahead = 3_600_000;
+    const serverAhead = {
+      query: async () => ({ rows: [{ now: String(Date.now() + ahead) }], rowCount: 1 }),
+    } as unknown as PgPool;
+    const clock = new DatabaseClock();
+    await clock.synchronize(serverAhead);
+    expect(Math.abs(clock.now() - (Date.now() + ahead))).toBeLessThan(1_000);
+    const client = await createClient({ provider: { type: "postgres", pool, schema } });
+    try {
+      await client.sendMessage("clocked", "now");
+      const message = await client.receiveMessage("clocked");
+      const database = await pool.query(
+        "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now",
+      );
+      expect(Math.abs(message!.enqueuedAt.getTime() - Number(database.rows[0].now))).toBeLessThan(5_000);
+    } finally {
+      await client.close();
+    }
   });
 
   test("the URL form takes schema and engine options out of the query and leaves the rest to node-postgres", async () => {

@@ -26,6 +26,9 @@ interface MessageRow {
   delivered_at: string | null;
 }
 
+/** Orders message rows by sequence number (delivery order). */
+const bySequence = (a: MessageRow, b: MessageRow): number => Number(a.seq) - Number(b.seq);
+
 const LOCK_TOKEN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const READY = 0;
 const DELAYED = 1;
@@ -186,7 +189,8 @@ export class PostgresMessages {
           `receiving from ${record.name}`,
           `${s}.receive`,
         );
-    return received.rows.map((row) => this.#delivery(record.name, row));
+    // One statement locks the batch; its rows come back in no set order.
+    return received.rows.sort(bySequence).map((row) => this.#delivery(record.name, row));
   }
 
   /** Deletes the message of a receipt whose lock holds. */
@@ -204,16 +208,24 @@ export class PostgresMessages {
   /** Releases the lock of a receipt: the message is ready again (waiting receives are woken), or after `delayMs`. */
   async abandon(queue: PostgresQueue, receipt: ReceiptHandle, delayMs: number, now: number): Promise<void> {
     const { seq, lockToken } = lockOf(receipt);
-    const done = await pgQuery<{ released: string }>(
+    const { record } = queue;
+    const done = await pgQuery<{ released: boolean }>(
       this.#pool,
-      `WITH u AS (
-         UPDATE ${this.#schema}.messages SET state = $5, visible_at = $4 + $6
-         WHERE seq = $1 AND queue_id = $2 AND lock_token = $3 AND state = 2 AND visible_at > $4 RETURNING 1)
-       SELECT count(*) AS released, CASE WHEN $6 = 0 THEN pg_notify($7, $8) END FROM u`,
-      [seq, queue.id, lockToken, now, delayMs > 0 ? DELAYED : READY, delayMs, this.#channel, receipt.queue],
+      `SELECT ${this.#schema}.abandon($1, $2, $3, $4, $5, $6, $7, $8, $9) AS released`,
+      [
+        seq,
+        queue.id,
+        lockToken,
+        now,
+        delayMs,
+        record.maxDeliveryCount,
+        queue.deadLetterId,
+        record.name,
+        this.#channel,
+      ],
       `abandoning a message of ${receipt.queue}`,
     );
-    if (Number(done.rows[0]?.released ?? 0) === 0) throw invalidReceipt(receipt);
+    if (done.rows[0]?.released !== true) throw invalidReceipt(receipt);
   }
 
   /** When the next delayed or locked message of `queue` comes due, if one does. */

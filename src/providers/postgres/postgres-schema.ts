@@ -137,6 +137,23 @@ BEGIN
       SELECT queue_id, deduplication_id FROM ${s}.duplicates WHERE queue_id = p_queue AND expires_at <= p_now
       LIMIT 100 FOR UPDATE SKIP LOCKED);
   END IF;
+  IF p_fifo THEN
+    INSERT INTO ${s}.groups (queue_id, session_id)
+    SELECT DISTINCT p_queue, session FROM unnest(p_sessions) AS session ON CONFLICT DO NOTHING;
+  END IF;
+  IF cardinality(array_remove(p_dedup, NULL)) = 0 THEN
+    -- No deduplication ids: one statement for the batch, sequence numbers drawn in its order.
+    RETURN QUERY
+      INSERT INTO ${s}.messages (queue_id, message_id, session_id, body, attributes, correlation_id,
+        content_type, enqueued_at, expires_at, state, visible_at)
+      SELECT p_queue, id, session, body, attributes, correlation, content_type, p_now, expires, state, visible
+      FROM unnest(p_ids, p_sessions, p_bodies, p_attributes, p_correlations, p_types, p_expires, p_states, p_visible)
+        WITH ORDINALITY AS m (id, session, body, attributes, correlation, content_type, expires, state, visible, n)
+      ORDER BY n
+      RETURNING seq, message_id;
+    PERFORM pg_notify(p_channel, p_name);
+    RETURN;
+  END IF;
   FOR i IN 1 .. coalesce(array_length(p_ids, 1), 0) LOOP
     IF p_dedup[i] IS NOT NULL THEN
       v_claimed := NULL;
@@ -158,9 +175,6 @@ BEGIN
     VALUES (p_queue, p_ids[i], p_sessions[i], p_bodies[i], p_attributes[i], p_correlations[i],
       p_types[i], p_now, p_expires[i], p_states[i], p_visible[i])
     RETURNING seq INTO o_seq;
-    IF p_fifo THEN
-      INSERT INTO ${s}.groups (queue_id, session_id) VALUES (p_queue, p_sessions[i]) ON CONFLICT DO NOTHING;
-    END IF;
     IF p_dedup[i] IS NOT NULL THEN
       UPDATE ${s}.duplicates SET seq = o_seq WHERE queue_id = p_queue AND deduplication_id = p_dedup[i];
     END IF;
@@ -233,13 +247,55 @@ BEGIN
   END LOOP;
 END $$;
 
--- Delayed and locked messages of a queue whose time came are ready again (a thousand at a time).
-CREATE FUNCTION ${s}.make_due_ready(p_queue int, p_now bigint)
-RETURNS void LANGUAGE sql AS $$
+-- Delayed and locked messages of a queue whose time came are ready again, a thousand at a time;
+-- those whose deliveries are used up go to the dead-letter queue instead (where there is one).
+CREATE FUNCTION ${s}.make_due_ready(p_queue int, p_now bigint, p_max_deliveries int, p_dlq int, p_source text)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_seq bigint;
+BEGIN
   UPDATE ${s}.messages SET state = 0 WHERE seq IN (
     SELECT seq FROM ${s}.messages WHERE queue_id = p_queue AND state > 0 AND visible_at <= p_now
-    ORDER BY visible_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
-$$;
+      AND (p_dlq IS NULL OR p_max_deliveries IS NULL OR delivery_count < p_max_deliveries)
+    ORDER BY visible_at LIMIT 1000 FOR UPDATE SKIP LOCKED);
+  IF p_dlq IS NULL OR p_max_deliveries IS NULL THEN
+    RETURN;
+  END IF;
+  FOR v_seq IN
+    SELECT seq FROM ${s}.messages WHERE queue_id = p_queue AND state > 0 AND visible_at <= p_now
+      AND delivery_count >= p_max_deliveries
+    ORDER BY visible_at LIMIT 100 FOR UPDATE SKIP LOCKED
+  LOOP
+    PERFORM ${s}.dead_letter(v_seq, p_dlq, p_source, 'MaxDeliveryCountExceeded', NULL, false, p_now);
+  END LOOP;
+END $$;
+
+-- Releases the lock of a message (p_token must hold it): ready at once (receives are notified)
+-- or after p_delay; one whose deliveries are used up, released at once, is dead-lettered instead.
+-- Answers whether the lock held.
+CREATE FUNCTION ${s}.abandon(p_seq bigint, p_queue int, p_token uuid, p_now bigint, p_delay bigint,
+  p_max_deliveries int, p_dlq int, p_source text, p_channel text)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  v_count int;
+BEGIN
+  SELECT delivery_count INTO v_count FROM ${s}.messages
+  WHERE seq = p_seq AND queue_id = p_queue AND lock_token = p_token AND state = 2 AND visible_at > p_now
+  FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  IF p_delay = 0 AND p_dlq IS NOT NULL AND p_max_deliveries IS NOT NULL AND v_count >= p_max_deliveries THEN
+    PERFORM ${s}.dead_letter(p_seq, p_dlq, p_source, 'MaxDeliveryCountExceeded', NULL, false, p_now);
+    RETURN true;
+  END IF;
+  UPDATE ${s}.messages SET state = CASE WHEN p_delay > 0 THEN 1 ELSE 0 END, visible_at = p_now + p_delay
+  WHERE seq = p_seq;
+  IF p_delay = 0 THEN
+    PERFORM pg_notify(p_channel, p_source);
+  END IF;
+  RETURN true;
+END $$;
 
 -- Locks the row of session p_session of a FIFO queue if it is free: nobody holds it and none of
 -- its messages is in flight. Answers whether it did; a session another receive is reading is
@@ -294,7 +350,7 @@ DECLARE
   v_taken int := 0;
 BEGIN
   PERFORM ${s}.expire(p_queue, p_now, p_dlq, p_source, p_dead_on_expiry);
-  PERFORM ${s}.make_due_ready(p_queue, p_now);
+  PERFORM ${s}.make_due_ready(p_queue, p_now, p_max_deliveries, p_dlq, p_source);
   IF p_session IS NOT NULL THEN
     SELECT locked_until INTO v_until FROM ${s}.groups WHERE queue_id = p_queue AND session_id = p_session
       AND lock_token = p_token AND locked_until > p_now FOR UPDATE;
@@ -335,7 +391,8 @@ DECLARE
   v_session text := p_session;
 BEGIN
   IF v_session IS NULL THEN
-    PERFORM ${s}.make_due_ready(p_queue, p_now);
+    -- Used-up messages are left for the next receive to dead-letter.
+    PERFORM ${s}.make_due_ready(p_queue, p_now, NULL, NULL, NULL);
     v_session := ${s}.next_free_session(p_queue, p_now, '{}');
     IF v_session IS NULL THEN
       RETURN NULL;
@@ -352,30 +409,26 @@ BEGIN
   RETURN v_session;
 END $$;
 
--- One receive from a standard queue: delayed and locked messages that came due are ready again,
--- then up to p_max ready messages are locked in order, skipping rows another receive holds. A
--- message whose time to live ended is dead-lettered or dropped, and one whose deliveries are used
--- up is dead-lettered, instead of being delivered.
+-- One receive from a standard queue: expired messages leave, delayed and locked messages that came
+-- due are ready again (or dead-lettered when their deliveries are used up), then up to p_max ready
+-- messages are locked in order in one statement, skipping rows another receive holds.
 CREATE FUNCTION ${s}.receive(p_queue int, p_now bigint, p_max int, p_lock_ms bigint,
   p_max_deliveries int, p_dlq int, p_source text, p_dead_on_expiry boolean)
 RETURNS SETOF ${s}.messages LANGUAGE plpgsql AS $$
-DECLARE
-  v_seq bigint;
-  v_row ${s}.messages;
-  v_taken int := 0;
 BEGIN
   PERFORM ${s}.expire(p_queue, p_now, p_dlq, p_source, p_dead_on_expiry);
-  PERFORM ${s}.make_due_ready(p_queue, p_now);
-  FOR v_seq IN
-    SELECT seq FROM ${s}.messages WHERE queue_id = p_queue AND state = 0
-    ORDER BY seq LIMIT p_max + 16 FOR UPDATE SKIP LOCKED
-  LOOP
-    v_row := ${s}.deliver(v_seq, p_now, p_now + p_lock_ms, p_max_deliveries, p_dlq, p_source, p_dead_on_expiry);
-    CONTINUE WHEN v_row.seq IS NULL;
-    RETURN NEXT v_row;
-    v_taken := v_taken + 1;
-    EXIT WHEN v_taken >= p_max;
-  END LOOP;
+  PERFORM ${s}.make_due_ready(p_queue, p_now, p_max_deliveries, p_dlq, p_source);
+  RETURN QUERY
+    UPDATE ${s}.messages m SET state = 2, visible_at = p_now + p_lock_ms, lock_token = gen_random_uuid(),
+      delivery_count = m.delivery_count + 1, first_delivered_at = coalesce(m.first_delivered_at, p_now),
+      delivered_at = p_now
+    FROM (
+      SELECT seq FROM ${s}.messages WHERE queue_id = p_queue AND state = 0
+        AND (expires_at IS NULL OR expires_at > p_now)
+        AND (p_dlq IS NULL OR p_max_deliveries IS NULL OR delivery_count < p_max_deliveries)
+      ORDER BY seq LIMIT p_max FOR UPDATE SKIP LOCKED) picked
+    WHERE m.seq = picked.seq
+    RETURNING m.*;
 END $$;
 `;
 

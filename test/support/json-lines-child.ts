@@ -72,11 +72,11 @@ export class JsonLinesChild {
     return this.process.exitCode !== null || this.process.signalCode !== null;
   }
 
-  /** The first event that has `key`, waiting up to `timeoutMs` for it. */
-  async event(key: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+  /** The first event that has `key` (or the `nth` after it), waiting up to `timeoutMs` for it. */
+  async event(key: string, timeoutMs = 20_000, nth = 0): Promise<Record<string, unknown>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = this.#events.find((event) => key in event);
+      const found = this.events(key)[nth];
       if (found) return found;
       if (this.ended || Date.now() > deadline)
         throw new Error(
@@ -87,6 +87,11 @@ export class JsonLinesChild {
         setTimeout(resolve, 100);
       });
     }
+  }
+
+  /** Every event reported so far that has `key`. */
+  events(key: string): Record<string, unknown>[] {
+    return this.#events.filter((event) => key in event);
   }
 
   /** Sends a line to the child's standard input. */

@@ -13,6 +13,7 @@ import type {
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { resolveEngineDefaults } from "../../engine/queue-settings.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
+import { engineCapabilities } from "../engine/engine-provider.js";
 import { maxMessageBytesOf } from "../memory/memory-provider.js";
 import { DatabaseClock } from "./database-clock.js";
 import { PostgresMessages } from "./postgres-messages.js";
@@ -31,7 +32,6 @@ const MAX_BATCH_SIZE = 100;
  * wakes itself when the next delay or lock ends, so this only covers a lost LISTEN connection.
  */
 const FALLBACK_POLL_MS = 1_000;
-const CENTURY_MS = 100 * 365 * 24 * 3_600_000;
 
 /** Options of the PostgreSQL provider beyond its config. */
 export interface PostgresProviderOptions {
@@ -94,21 +94,8 @@ export class PostgresProvider implements QueueProvider {
       this.#clock = config.clock;
     }
     this.#createQueues = options.createQueues;
-    this.capabilities = Object.freeze({
-      sessions: "native",
-      batching: true,
-      maxBatchSize: MAX_BATCH_SIZE,
-      maxMessageBytes: maxMessageBytesOf(config),
-      deadLetter: "native",
-      delayedDelivery: true,
-      maxDelayMs: CENTURY_MS,
-      sessionState: true,
-      lockRenewal: true,
-      ordering: "fifo",
-      timeToLive: true,
-      redrive: true,
-      lockedCount: true,
-    });
+    // The engine's semantics, in SQL: what the engine-backed providers can do, this one can.
+    this.capabilities = engineCapabilities(maxMessageBytesOf(config), MAX_BATCH_SIZE);
     const defaults = resolveEngineDefaults(config);
     const queues = new PostgresQueues(this.#pool, this.#schema, this.#clock, defaults, () => this.#open());
     this.admin = queues;

@@ -76,6 +76,16 @@ export class QueueError extends Error {
   }
 }
 
+/** Node's socket errors that mean a server could not be reached or the connection to it broke. */
+export const SOCKET_ERROR_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ETIMEDOUT",
+  "EPIPE",
+]);
+
 /** Wraps anything thrown by a provider into a QueueError, keeping QueueErrors as they are. */
 export function toQueueError(error: unknown, fallback: QueueErrorCode = "Provider"): QueueError {
   if (error instanceof QueueError) return error;

@@ -1,4 +1,4 @@
-import { QueueError } from "../../core/errors.js";
+import { QueueError, SOCKET_ERROR_CODES } from "../../core/errors.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
 
 /** SQLSTATE classes of a connection that failed or was cut (08), and of a server going away (57). */
@@ -8,16 +8,6 @@ const TRANSIENT_STATES = new Set(["40001", "40P01", "55P03", "57014"]);
 /** The SQLSTATEs our own functions raise: a session lock that is gone, a session another holds. */
 const SESSION_LOCK_LOST = "QR001";
 const SESSION_HELD = "QR002";
-/** Socket errors of a server that cannot be reached. */
-const SOCKET_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ENOTFOUND",
-  "EHOSTUNREACH",
-  "ETIMEDOUT",
-  "EPIPE",
-]);
-
 /**
  * A node-postgres failure as a QueueError: a connection that could not be made or was lost is
  * `ConnectionFailed` (transient), lock waits and serialization failures transient `Provider`
@@ -29,7 +19,7 @@ export function pgFailure(description: string, error: unknown): QueueError {
   const text = error instanceof Error ? error.message : String(error);
   const message = `${description}: ${text}`;
   const options = { cause: error, ...(typeof code === "string" ? { providerCode: code } : {}) };
-  if (typeof code === "string" && (SOCKET_CODES.has(code) || CONNECTION_CLASSES.has(code.slice(0, 2))))
+  if (typeof code === "string" && (SOCKET_ERROR_CODES.has(code) || CONNECTION_CLASSES.has(code.slice(0, 2))))
     return new QueueError("ConnectionFailed", message, options);
   if (code === SESSION_LOCK_LOST)
     return new QueueError(

@@ -1,4 +1,4 @@
-import { QueueError, type QueueErrorCode } from "../../core/errors.js";
+import { QueueError, type QueueErrorCode, SOCKET_ERROR_CODES } from "../../core/errors.js";
 
 /** The SDK's error codes (`ServiceBusError.code`) and what each is in queue-runtime's words. */
 const CODES: Readonly<Record<string, QueueErrorCode>> = {
@@ -30,16 +30,6 @@ const STATUSES: Readonly<Record<number, QueueErrorCode>> = {
   429: "Throttled",
   503: "Throttled",
 };
-
-/** Socket errors that mean the namespace could not be reached. */
-const CONNECTION_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ENOTFOUND",
-  "EHOSTUNREACH",
-  "ETIMEDOUT",
-  "EPIPE",
-]);
 
 /** What the SDK's errors carry, all optional: ServiceBusError, MessagingError, RestError, AbortError. */
 interface SdkError {
@@ -76,7 +66,7 @@ export function fromSdkError(error: unknown, what: string, redact: Redact): Queu
   const mapped =
     (code === undefined ? undefined : CODES[code]) ??
     (status === undefined ? undefined : STATUSES[status]) ??
-    (code !== undefined && CONNECTION_CODES.has(code) ? "ConnectionFailed" : undefined) ??
+    (code !== undefined && SOCKET_ERROR_CODES.has(code) ? "ConnectionFailed" : undefined) ??
     // The SDK reports a second settlement of one delivery, and rhea-promise a connection that
     // could not be made, with plain Errors.
     (/already settled|deleted or already/i.test(text) ? "InvalidReceipt" : undefined) ??

@@ -46,6 +46,11 @@ export interface PostgresProviderConfig extends EngineProviderOptions {
   pool?: PgPool;
   /** The schema the tables live in (default `queue_runtime`), created on first use. */
   schema?: string;
+  /**
+   * How often one of the processes sharing the schema vacuums the tables that dead rows piled up
+   * in (default 10 000); 0 leaves it to the server's autovacuum.
+   */
+  vacuumIntervalMs?: number;
 }
 
 /** AWS credentials. */
@@ -139,9 +144,15 @@ const NUMBER_OPTIONS = new Set([
 ]);
 const STRING_OPTIONS = new Set(["region", "accountId", "synchronous", "name"]);
 const BOOLEAN_OPTIONS = new Set(["createQueues"]);
+/** Number options that only the postgres URL takes. */
+const POSTGRES_NUMBER_OPTIONS = new Set(["vacuumIntervalMs"]);
 
-function queryValue(key: string, value: string): number | string | boolean | null {
-  if (NUMBER_OPTIONS.has(key)) {
+function queryValue(
+  key: string,
+  value: string,
+  numberOptions: ReadonlySet<string> = NUMBER_OPTIONS,
+): number | string | boolean | null {
+  if (numberOptions.has(key)) {
     if (value === "null" || value === "none") return null;
     const number = Number(value);
     if (value.trim() === "" || !Number.isFinite(number))
@@ -208,6 +219,7 @@ function postgresUrl(url: string): QueueConfig {
   let schema: string | undefined;
   for (const [key, value] of [...parsed.searchParams]) {
     if (key === "schema") schema = value;
+    else if (POSTGRES_NUMBER_OPTIONS.has(key)) options[key] = queryValue(key, value, POSTGRES_NUMBER_OPTIONS);
     else if (NUMBER_OPTIONS.has(key) || BOOLEAN_OPTIONS.has(key)) options[key] = queryValue(key, value);
     else continue;
     parsed.searchParams.delete(key);

@@ -11,6 +11,7 @@ import type {
   SessionProvider,
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
+import { validateDuration } from "../../core/validation.js";
 import { resolveEngineDefaults } from "../../engine/queue-settings.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
 import { engineCapabilities } from "../engine/engine-provider.js";
@@ -21,6 +22,7 @@ import { type PostgresQueue, PostgresQueues } from "./postgres-queues.js";
 import { channelOf, checkSchemaName, migrate } from "./postgres-schema.js";
 import { acceptPostgresSession, type SessionContext } from "./postgres-sessions.js";
 import { listenForQueues, onQueueSignal, signalKey, signalQueue } from "./queue-signals.js";
+import { TableVacuum } from "./table-vacuum.js";
 import { Wakeups } from "./wakeups.js";
 
 /** The schema the tables live in unless the config names another. */
@@ -32,6 +34,10 @@ const MAX_BATCH_SIZE = 100;
  * wakes itself when the next delay or lock ends, so this only covers a lost LISTEN connection.
  */
 const FALLBACK_POLL_MS = 1_000;
+/** How often the tables are checked for dead rows to vacuum, unless the config says otherwise. */
+const DEFAULT_VACUUM_INTERVAL_MS = 10_000;
+/** The longest vacuum interval a config may ask for: a day. */
+const MAX_VACUUM_INTERVAL_MS = 86_400_000;
 
 /** Options of the PostgreSQL provider beyond its config. */
 export interface PostgresProviderOptions {
@@ -69,6 +75,7 @@ export class PostgresProvider implements QueueProvider {
   readonly #signalKey: string;
   readonly #stopSignals: () => void;
   readonly #sessions: SessionContext;
+  readonly #vacuum: TableVacuum;
   /** Gives back this client's share of the LISTEN connection; set once a receive first waits. */
   #stopListening: (() => void) | undefined;
   #ready: Promise<void> | undefined;
@@ -101,6 +108,17 @@ export class PostgresProvider implements QueueProvider {
     this.admin = queues;
     this.#messages = new PostgresMessages(this.#pool, this.#schema, this.providerType);
     this.#wakeups = new Wakeups(this.#clock);
+    this.#vacuum = new TableVacuum(
+      this.#pool,
+      this.#schema,
+      this.#clock,
+      validateDuration(
+        "vacuumIntervalMs",
+        config.vacuumIntervalMs ?? DEFAULT_VACUUM_INTERVAL_MS,
+        0,
+        MAX_VACUUM_INTERVAL_MS,
+      ),
+    );
     this.#signalKey = signalKey(config.connectionString ?? this.#pool, this.#schema);
     this.#stopSignals = onQueueSignal(this.#signalKey, (queue) => this.#wakeups.signal(queue));
     this.#sessions = {
@@ -189,6 +207,12 @@ export class PostgresProvider implements QueueProvider {
     );
   }
 
+  /** Vacuums the tables whose dead rows passed the threshold now; the names of those vacuumed. */
+  async vacuum(): Promise<string[]> {
+    await this.#open();
+    return this.#vacuum.vacuumDue();
+  }
+
   /** Ends the pool it made (an application's pool stays open). */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -196,6 +220,7 @@ export class PostgresProvider implements QueueProvider {
     this.#stopSignals();
     this.#stopListening?.();
     this.#wakeups.wakeAll();
+    await this.#vacuum.stop();
     if (this.#ownsPool) await this.#pool.end();
   }
 
@@ -215,6 +240,7 @@ export class PostgresProvider implements QueueProvider {
     this.#ready ??= (async () => {
       await migrate(this.#pool, this.#schema);
       await this.#databaseClock?.synchronize(this.#pool);
+      this.#vacuum.start();
     })().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;

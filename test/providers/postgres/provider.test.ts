@@ -1,9 +1,11 @@
 import pg from "pg";
 import { afterAll, describe, expect, test } from "vitest";
+import { systemClock } from "../../../src/core/clock.js";
 import { createClient, QueueError } from "../../../src/index.js";
 import type { PgPool } from "../../../src/postgres/pg-pool.js";
 import { DatabaseClock } from "../../../src/providers/postgres/database-clock.js";
 import { pgFailure } from "../../../src/providers/postgres/pg-failures.js";
+import { TableVacuum } from "../../../src/providers/postgres/table-vacuum.js";
 import { rejection } from "../../../src/testing/contract/harness.js";
 import { POSTGRES_URL, useSchema } from "./database.js";
 
@@ -86,6 +88,64 @@ describe("postgres provider", () => {
       "Configuration",
     );
   });
+
+  test("vacuumIntervalMs comes from the URL or the object and is checked", async () => {
+    const client = await createClient(`${POSTGRES_URL}?schema=${schema}&vacuumIntervalMs=0`);
+    await client.close();
+    expectCode(
+      await rejection(createClient(`${POSTGRES_URL}?schema=${schema}&vacuumIntervalMs=soon`)),
+      "Configuration",
+    );
+    expectCode(
+      await rejection(
+        createClient({
+          provider: { type: "postgres", connectionString: POSTGRES_URL, schema, vacuumIntervalMs: -1 },
+        }),
+      ),
+      "Validation",
+    );
+    // Only the postgres URL knows the option.
+    expectCode(await rejection(createClient("memory:?vacuumIntervalMs=5")), "Configuration");
+  });
+
+  test("a vacuum pass takes the tables whose dead rows passed the threshold, and skips while another process vacuums", async () => {
+    const client = await createClient({
+      provider: { type: "postgres", pool, schema, vacuumIntervalMs: 0 },
+    });
+    await client.admin.createQueue("churn");
+    for (let round = 0; round < 15; round++) {
+      await client.sendMessages(
+        "churn",
+        Array.from({ length: 100 }, (_, i) => `m${i}`),
+      );
+      const received = await client.receiveMessages("churn", 100);
+      await Promise.all(received.map((message) => client.completeMessage(message.receiptHandle)));
+    }
+    await client.close();
+    // The server counts dead rows a moment after the statements that left them.
+    const deadRows = async () =>
+      Number(
+        (
+          await pool.query<{ dead: string }>("SELECT pg_stat_get_dead_tuples($1::regclass) AS dead", [
+            `"${schema}".messages`,
+          ])
+        ).rows[0]!.dead,
+      );
+    for (let tries = 0; tries < 60 && (await deadRows()) <= 1_000; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await deadRows()).toBeGreaterThan(1_000);
+    const vacuum = new TableVacuum(pool, schema, systemClock, 0);
+    const holder = await pool.connect();
+    try {
+      await holder.query("SELECT pg_advisory_lock(hashtext($1))", [`queue-runtime:vacuum:${schema}`]);
+      expect(await vacuum.vacuumDue()).toEqual([]);
+    } finally {
+      await holder.query("SELECT pg_advisory_unlock_all()");
+      holder.release();
+    }
+    expect(await vacuum.vacuumDue()).toEqual(["messages"]);
+    expect(await vacuum.vacuumDue()).toEqual([]);
+  }, 30_000);
 
   test("an application's pool is used as it is and stays open when the client closes", async () => {
     const client = await createClient({ provider: { type: "postgres", pool, schema } });

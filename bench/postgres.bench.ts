@@ -13,6 +13,7 @@ import {
   rate,
   report,
 } from "./lib.js";
+import { receiveCostByDepth } from "./postgres-depth.js";
 import { freshSchema, POSTGRES_URL, postgresSettings } from "./postgres-schema.js";
 import { providerSingleWork, providerWork } from "./provider-work.js";
 
@@ -95,10 +96,31 @@ const FLOOR_RECEIVE = `
   RETURNING id, body, lock_token, delivery_count`;
 const FLOOR_DELETE = "DELETE FROM messages WHERE id = ANY($1::bigint[])";
 
+/** The floor's shape: how many messages, in batches of how many, from how many loops. */
+interface FloorShape {
+  readonly name: string;
+  readonly messages: number;
+  readonly batch: number;
+  readonly loops: number;
+}
+
+const FLOOR_BATCHED: FloorShape = {
+  name: "floor: bare pg prepared statements, batches of 10, 4 concurrent loops",
+  messages: MESSAGES,
+  batch: BATCH,
+  loops: LOOPS,
+};
+const FLOOR_SINGLE: FloorShape = {
+  name: "floor: bare pg prepared statements, one at a time",
+  messages: SINGLE_MESSAGES,
+  batch: 1,
+  loops: 1,
+};
+
 /** The floor: bare prepared statements, each loop on a connection of its own. */
-async function floor(schema: string): Promise<Measurement> {
+async function floor(schema: string, shape: FloorShape): Promise<Measurement> {
   const connections = Array.from(
-    { length: LOOPS },
+    { length: shape.loops },
     () => new pg.Client({ connectionString: POSTGRES_URL, options: `-c search_path=${schema}` }),
   );
   const closeAll = () => Promise.all(connections.map((connection) => connection.end()));
@@ -109,12 +131,12 @@ async function floor(schema: string): Promise<Measurement> {
     await closeAll();
     throw error;
   }
-  const bodies = Array.from({ length: BATCH }, () => Buffer.from(json));
+  const bodies = Array.from({ length: shape.batch }, () => Buffer.from(json));
   return drained(
-    "floor: bare pg prepared statements, batches of 10, 4 concurrent loops",
-    MESSAGES,
-    BATCH,
-    LOOPS,
+    shape.name,
+    shape.messages,
+    shape.batch,
+    shape.loops,
     {
       send: (loop) =>
         connections[loop]!.query({ name: "send", text: FLOOR_SEND, values: [QUEUE, bodies, Date.now()] }),
@@ -123,7 +145,7 @@ async function floor(schema: string): Promise<Measurement> {
         const { rows } = await connection.query<{ id: string }>({
           name: "receive",
           text: FLOOR_RECEIVE,
-          values: [QUEUE, Date.now(), BATCH, FLOOR_LOCK_MS],
+          values: [QUEUE, Date.now(), shape.batch, FLOOR_LOCK_MS],
         });
         if (rows.length > 0)
           await connection.query({ name: "delete", text: FLOOR_DELETE, values: [rows.map((row) => row.id)] });
@@ -238,7 +260,8 @@ const CONTENDERS: readonly Contender[] = [
   },
   { key: "pgboss", run: pgBoss },
   { key: "bullmq", run: bullmq },
-  { key: "floor", run: floor },
+  { key: "floor", run: (schema) => floor(schema, FLOOR_BATCHED) },
+  { key: "floor-single", run: (schema) => floor(schema, FLOOR_SINGLE) },
 ];
 
 /** Runs `contender` once in a fresh schema, dropped afterwards, and prints how it went. */
@@ -262,7 +285,14 @@ function goal(text: string, outcome: { met: boolean; figures: string } | undefin
 
 /** Prints the goals, and ours' ratios to the anchors and the floor, from each contender's best run. */
 function goals(best: (key: string) => Measurement | undefined): void {
-  const [ours, single, boss, bull, bare] = ["ours", "ours-single", "pgboss", "bullmq", "floor"].map(best);
+  const [ours, single, boss, bull, bare, bareSingle] = [
+    "ours",
+    "ours-single",
+    "pgboss",
+    "bullmq",
+    "floor",
+    "floor-single",
+  ].map(best);
   console.log("\nGoals (ours = queue-runtime postgres, batches of 10, 4 loops; ratios by rate):");
   goal(
     `≥ ${format(GOAL_BATCHED_RATE)} msg/s in batches of 10 with 4 loops`,
@@ -271,7 +301,14 @@ function goals(best: (key: string) => Measurement | undefined): void {
   );
   goal(
     `≥ ${format(GOAL_SINGLE_RATE)} msg/s one at a time`,
-    single && { met: rate(single) >= GOAL_SINGLE_RATE, figures: `${format(rate(single))} msg/s` },
+    single && {
+      met: rate(single) >= GOAL_SINGLE_RATE,
+      figures:
+        `${format(rate(single))} msg/s` +
+        (bareSingle === undefined
+          ? ""
+          : `; the floor one at a time ${format(rate(bareSingle))}, ours ${(rate(bareSingle) / rate(single)).toFixed(2)}x its time`),
+    },
     "ours-single",
   );
   const timesBoss = ours && boss && rate(ours) / rate(boss);
@@ -332,4 +369,5 @@ export async function run(): Promise<void> {
     console.log(`- ${contender.key}: ${runs[index]!.rates.map(format).join(", ")}`);
   });
   goals((key) => bests[contenders.findIndex((contender) => contender.key === key)]);
+  await receiveCostByDepth();
 }

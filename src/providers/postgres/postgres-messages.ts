@@ -6,6 +6,7 @@ import { newMessageId } from "../../engine/message-ids.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
 import { CompleteBatcher } from "./complete-batcher.js";
 import { pgQuery } from "./pg-failures.js";
+import { plainReceiveStatement, plainSendStatement } from "./plain-statements.js";
 import type { PostgresQueue } from "./postgres-queues.js";
 import { channelOf } from "./postgres-schema.js";
 
@@ -25,6 +26,9 @@ interface MessageRow {
   first_delivered_at: string | null;
   delivered_at: string | null;
 }
+
+/** A row of the plain receive: a locked message, or nulls when it locked none. */
+type PlainReceiveRow = (MessageRow | { [K in keyof MessageRow]: null }) & { housekeeping: boolean };
 
 /** Orders message rows by sequence number (delivery order). */
 const bySequence = (a: MessageRow, b: MessageRow): number => Number(a.seq) - Number(b.seq);
@@ -68,6 +72,8 @@ export class PostgresMessages {
   readonly #providerType: string;
   readonly #completes: CompleteBatcher;
   readonly #channel: string;
+  /** Queues (by id) whose last plain receive saw messages waiting to be moved: the next goes through `receive`. */
+  readonly #housekeepingDue = new Set<number>();
 
   constructor(pool: PgPool, schema: string, providerType: string) {
     this.#channel = channelOf(schema);
@@ -112,30 +118,51 @@ export class PostgresMessages {
       columns.expires.push(timeToLiveMs === null ? null : now + timeToLiveMs);
       columns.dedup.push(record.deduplicationWindowMs > 0 ? (message.deduplicationId ?? null) : null);
     }
-    const sent = await pgQuery<{ o_seq: string; o_message_id: string }>(
-      this.#pool,
-      `SELECT o_seq, o_message_id FROM ${this.#schema}.send($1, $2, $3, $4, $5, $6, $7::jsonb[], $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-      [
-        queue.id,
-        now,
-        record.deduplicationWindowMs,
-        columns.ids,
-        columns.sessions,
-        columns.bodies,
-        columns.attributes,
-        columns.correlations,
-        columns.types,
-        columns.states,
-        columns.visible,
-        columns.expires,
-        columns.dedup,
-        record.fifo,
-        this.#channel,
-        record.name,
-      ],
-      `sending to ${record.name}`,
-      `${this.#schema}.send`,
-    );
+    const perColumn = [
+      columns.ids,
+      columns.sessions,
+      columns.bodies,
+      columns.attributes,
+      columns.correlations,
+      columns.types,
+    ];
+    const plain = !record.fifo && columns.dedup.every((id) => id === null);
+    const sent = plain
+      ? await pgQuery<{ o_seq: string; o_message_id: string }>(
+          this.#pool,
+          plainSendStatement(this.#schema),
+          [
+            queue.id,
+            now,
+            ...perColumn,
+            columns.expires,
+            columns.states,
+            columns.visible,
+            this.#channel,
+            record.name,
+          ],
+          `sending to ${record.name}`,
+          `${this.#schema}.plain_send`,
+        )
+      : await pgQuery<{ o_seq: string; o_message_id: string }>(
+          this.#pool,
+          `SELECT o_seq, o_message_id FROM ${this.#schema}.send($1, $2, $3, $4, $5, $6, $7::jsonb[], $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+          [
+            queue.id,
+            now,
+            record.deduplicationWindowMs,
+            ...perColumn,
+            columns.states,
+            columns.visible,
+            columns.expires,
+            columns.dedup,
+            record.fifo,
+            this.#channel,
+            record.name,
+          ],
+          `sending to ${record.name}`,
+          `${this.#schema}.send`,
+        );
     return sent.rows.map((row) => ({ ok: true, messageId: row.o_message_id }));
   }
 
@@ -174,6 +201,24 @@ export class PostgresMessages {
       record.deadLetterOnExpiration,
     ];
     const s = this.#schema;
+    if (!record.fifo && !this.#housekeepingDue.has(queue.id)) {
+      const plain = await pgQuery<PlainReceiveRow>(
+        this.#pool,
+        plainReceiveStatement(s),
+        common.slice(0, 6),
+        `receiving from ${record.name}`,
+        `${s}.plain_receive`,
+      );
+      const locked = plain.rows.filter(
+        (row): row is MessageRow & { housekeeping: boolean } => row.seq !== null,
+      );
+      const housekeeping = plain.rows[0]?.housekeeping === true;
+      if (locked.length > 0 || !housekeeping) {
+        if (housekeeping) this.#housekeepingDue.add(queue.id);
+        return locked.sort(bySequence).map((row) => this.#delivery(record.name, row));
+      }
+    }
+    this.#housekeepingDue.delete(queue.id);
     const received = record.fifo
       ? await pgQuery<MessageRow>(
           this.#pool,

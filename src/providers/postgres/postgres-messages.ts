@@ -4,11 +4,11 @@ import type { OutgoingMessage } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
 import { newMessageId } from "../../engine/message-ids.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
-import { CompleteBatcher } from "./complete-batcher.js";
 import { pgQuery } from "./pg-failures.js";
 import { plainReceiveStatement, plainSendStatement } from "./plain-statements.js";
 import type { PostgresQueue } from "./postgres-queues.js";
 import { channelOf } from "./postgres-schema.js";
+import { SettleBatcher } from "./settle-batcher.js";
 
 /** A message row as the statements return it (node-postgres gives bigints as text). */
 interface MessageRow {
@@ -49,6 +49,17 @@ interface Lock {
   readonly lockToken: string;
 }
 
+/** A settlement of a lock, asked at `now`. */
+interface Settlement extends Lock {
+  readonly now: number;
+}
+
+/** An abandon: the lock to release, and how long the message then waits. */
+interface Abandon extends Settlement {
+  readonly queue: PostgresQueue;
+  readonly delayMs: number;
+}
+
 /** The sequence number and lock token of a receipt; `InvalidReceipt` when it was not issued by this provider. */
 function lockOf(receipt: ReceiptHandle): Lock {
   const dot = receipt.token.indexOf(".");
@@ -70,7 +81,8 @@ export class PostgresMessages {
   readonly #pool: PgPool;
   readonly #schema: string;
   readonly #providerType: string;
-  readonly #completes: CompleteBatcher;
+  readonly #completes: SettleBatcher<Settlement>;
+  readonly #abandons: SettleBatcher<Abandon>;
   readonly #channel: string;
   /** Queues (by id) whose last plain receive saw messages waiting to be moved: the next goes through `receive`. */
   readonly #housekeepingDue = new Set<number>();
@@ -80,7 +92,8 @@ export class PostgresMessages {
     this.#pool = pool;
     this.#schema = `"${schema}"`;
     this.#providerType = providerType;
-    this.#completes = new CompleteBatcher(pool, this.#schema);
+    this.#completes = new SettleBatcher((queueId, completes) => this.#completeAll(queueId, completes));
+    this.#abandons = new SettleBatcher((queueId, abandons) => this.#abandonAll(queueId, abandons));
   }
 
   /** Stores `messages` in one statement; repeats of a deduplication id answer the original's id. */
@@ -238,39 +251,70 @@ export class PostgresMessages {
     return received.rows.sort(bySequence).map((row) => this.#delivery(record.name, row));
   }
 
-  /** Deletes the message of a receipt whose lock holds. */
+  /** Deletes the message of a receipt whose lock holds, in one statement with the others of this turn. */
   complete(queue: PostgresQueue, receipt: ReceiptHandle, now: number): Promise<void> {
-    const { seq, lockToken } = lockOf(receipt);
-    return this.#completes.complete(
+    return this.#completes.settle(
       queue.id,
-      seq,
-      lockToken,
-      now,
+      { ...lockOf(receipt), now },
       `completing a message of ${receipt.queue}`,
     );
   }
 
-  /** Releases the lock of a receipt: the message is ready again (waiting receives are woken), or after `delayMs`. */
-  async abandon(queue: PostgresQueue, receipt: ReceiptHandle, delayMs: number, now: number): Promise<void> {
-    const { seq, lockToken } = lockOf(receipt);
-    const { record } = queue;
-    const done = await pgQuery<{ released: boolean }>(
-      this.#pool,
-      `SELECT ${this.#schema}.abandon($1, $2, $3, $4, $5, $6, $7, $8, $9) AS released`,
-      [
-        seq,
-        queue.id,
-        lockToken,
-        now,
-        delayMs,
-        record.maxDeliveryCount,
-        queue.deadLetterId,
-        record.name,
-        this.#channel,
-      ],
+  /**
+   * Releases the lock of a receipt: the message is ready again (waiting receives are woken), or
+   * after `delayMs`; in one statement with the others of this turn.
+   */
+  abandon(queue: PostgresQueue, receipt: ReceiptHandle, delayMs: number, now: number): Promise<void> {
+    return this.#abandons.settle(
+      queue.id,
+      { ...lockOf(receipt), now, queue, delayMs },
       `abandoning a message of ${receipt.queue}`,
     );
-    if (done.rows[0]?.released !== true) throw invalidReceipt(receipt);
+  }
+
+  /** Deletes the messages of `completes` whose locks hold; answers which did. */
+  async #completeAll(queueId: number, completes: readonly Settlement[]): Promise<boolean[]> {
+    // Locks are checked against the latest moment asked for: each was asked at or before it.
+    const now = Math.max(...completes.map((one) => one.now));
+    const deleted = await pgQuery<{ seq: string }>(
+      this.#pool,
+      `DELETE FROM ${this.#schema}.messages m USING unnest($2::bigint[], $3::uuid[]) AS u (seq, lock_token)
+       WHERE m.seq = u.seq AND m.lock_token = u.lock_token AND m.queue_id = $1 AND m.state = 2 AND m.visible_at > $4
+       RETURNING m.seq`,
+      [queueId, completes.map((one) => one.seq), completes.map((one) => one.lockToken), now],
+      "completing messages",
+      `${this.#schema}.complete`,
+    );
+    const done = new Set(deleted.rows.map((row) => row.seq));
+    return completes.map((one) => done.has(one.seq));
+  }
+
+  /** Releases the locks of `abandons` that hold, each through the `abandon` function; answers which did. */
+  async #abandonAll(queueId: number, abandons: readonly Abandon[]): Promise<boolean[]> {
+    const now = Math.max(...abandons.map((one) => one.now));
+    const { queue } = abandons.at(-1)!;
+    const released = await pgQuery<{ n: string; released: boolean }>(
+      this.#pool,
+      `SELECT u.n, ${this.#schema}.abandon(u.seq, $1, u.lock_token, $2, u.delay, $3, $4, $5, $6) AS released
+       FROM unnest($7::bigint[], $8::uuid[], $9::bigint[]) WITH ORDINALITY AS u (seq, lock_token, delay, n)
+       ORDER BY u.n`,
+      [
+        queueId,
+        now,
+        queue.record.maxDeliveryCount,
+        queue.deadLetterId,
+        queue.record.name,
+        this.#channel,
+        abandons.map((one) => one.seq),
+        abandons.map((one) => one.lockToken),
+        abandons.map((one) => one.delayMs),
+      ],
+      "abandoning messages",
+      `${this.#schema}.abandon_all`,
+    );
+    const held = abandons.map(() => false);
+    for (const row of released.rows) held[Number(row.n) - 1] = row.released;
+    return held;
   }
 
   /** When the next delayed or locked message of `queue` comes due, if one does. */

@@ -147,6 +147,52 @@ describe("postgres provider", () => {
     expect(await vacuum.vacuumDue()).toEqual([]);
   }, 30_000);
 
+  test("the completes and the abandons of one turn go as one statement each, and each answers on its own", async () => {
+    const statements: string[] = [];
+    const application: PgPool = pool;
+    const counting: PgPool = {
+      connect: () => application.connect(),
+      end: async () => undefined,
+      query: (query, values) => {
+        statements.push(typeof query === "string" ? query : query.text);
+        return application.query(query, values);
+      },
+    };
+    const client = await createClient({ provider: { type: "postgres", pool: counting, schema } });
+    try {
+      await client.sendMessages("turns", ["a", "b", "c", "d", "e", "f"]);
+      const received = await client.receiveMessages("turns", 6);
+      expect(received.map((message) => message.text())).toEqual(["a", "b", "c", "d", "e", "f"]);
+      await client.completeMessage(received[5]!.receiptHandle);
+      statements.length = 0;
+      const settled = await Promise.allSettled([
+        ...received.slice(0, 3).map((message) => client.abandonMessage(message.receiptHandle)),
+        client.abandonMessage(received[5]!.receiptHandle),
+        client.completeMessage(received[3]!.receiptHandle),
+        client.completeMessage(received[4]!.receiptHandle),
+      ]);
+      expect(settled.map((outcome) => outcome.status)).toEqual([
+        "fulfilled",
+        "fulfilled",
+        "fulfilled",
+        "rejected",
+        "fulfilled",
+        "fulfilled",
+      ]);
+      expectCode((settled[3] as PromiseRejectedResult).reason, "InvalidReceipt");
+      const settling = statements.filter((text) => /abandon\(|DELETE FROM/.test(text));
+      expect(settling).toHaveLength(2);
+      const again = await client.receiveMessages("turns", 6);
+      expect(again.map((message) => [message.text(), message.deliveryCount])).toEqual([
+        ["a", 2],
+        ["b", 2],
+        ["c", 2],
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("an application's pool is used as it is and stays open when the client closes", async () => {
     const client = await createClient({ provider: { type: "postgres", pool, schema } });
     await client.sendMessage("pooled", "through the application's pool");

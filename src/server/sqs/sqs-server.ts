@@ -113,6 +113,16 @@ export class SqsServer {
     await closed;
   }
 
+  /**
+   * Whether the caller of a long poll that found messages has gone. A poll woken by a send runs
+   * before the close of its connection that came in with that send is seen, so the answer waits
+   * one turn of the event loop for it.
+   */
+  async #callerLeft(controller: AbortController, res: ServerResponse): Promise<boolean> {
+    await new Promise((resolve) => setImmediate(resolve));
+    return controller.signal.aborted || res.destroyed;
+  }
+
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
     const arrived = this.#onAnswer === undefined ? 0 : performance.now();
@@ -137,11 +147,17 @@ export class SqsServer {
           if (this.#active.has(watched)) watched.abort();
         });
       }
+      const undo: (() => void)[] = [];
       const output = await this.#service.handle(request, {
         origin,
         signal: controller?.signal ?? NEVER,
         senderId: verified?.accessKeyId ?? this.#accountId,
+        onUndelivered: (step) => undo.push(step),
       });
+      if (controller !== undefined && undo.length > 0 && (await this.#callerLeft(controller, res))) {
+        for (const step of undo) step();
+        return;
+      }
       const answer = protocol.result(request.operation, output, requestId);
       // A stated length spares both sides chunked encoding (one more write and parse per response).
       res
@@ -151,6 +167,11 @@ export class SqsServer {
           "x-amzn-requestid": requestId,
         })
         .end(answer.body);
+      if (undo.length > 0)
+        res.on("close", () => {
+          // Closed before the answer was handed to the connection: the caller never got it.
+          if (!res.writableFinished) for (const step of undo) step();
+        });
       this.#onAnswer?.({ operation, protocol: protocol.name, status: 200, ms: performance.now() - arrived });
     } catch (error) {
       const answer = protocol.error(error, requestId);

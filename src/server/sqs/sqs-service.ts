@@ -20,6 +20,8 @@ export interface CallContext {
   readonly signal: AbortSignal;
   /** Who sent the request (its access key id), reported as a message's `SenderId`. */
   readonly senderId: string;
+  /** Registers what to undo when the answer never reaches the caller (messages it would have carried). */
+  readonly onUndelivered: (undo: () => void) => void;
 }
 
 /** What every handler works with. */

@@ -1,4 +1,5 @@
 import { type Message, sqsError } from "../../../aws/index.js";
+import { QueueError } from "../../../core/errors.js";
 import type { LockReference, MessageRecord, QueueRecord } from "../../../engine/records.js";
 import { checkToken, type ReceiveSelection, toSqsMessage } from "../message-codec.js";
 import { defaultWaitSeconds } from "../queue-attributes.js";
@@ -52,6 +53,15 @@ function retried(
   }
 }
 
+/** Gives a lock back uncounted, unless it ended or its message was settled meanwhile. */
+function giveBackIfHeld(state: ServiceState, lock: LockReference): void {
+  try {
+    state.engine.giveBack(lock);
+  } catch (error) {
+    if (!QueueError.is(error)) throw error;
+  }
+}
+
 /** ReceiveMessage: long polls that end as soon as a message is ready. */
 export const receiveHandlers: Handlers = {
   async ReceiveMessage(state, input, call) {
@@ -82,6 +92,16 @@ export const receiveHandlers: Handlers = {
       // The first try is a write like the others: receives, sends and deletes read in one turn share a commit.
       firstTry: (write) => state.writes.run(write),
     });
+    // A receiver that left never sees these: they go back at once, their delivery uncounted.
+    if (received.length > 0)
+      call.onUndelivered(() => {
+        // A store that fails now leaves them locked until their visibility timeout, as before.
+        state.writes
+          .run(() => {
+            for (const { lock } of received) giveBackIfHeld(state, lock);
+          })
+          .catch(() => undefined);
+      });
     if (attemptId !== undefined && received.length > 0)
       state.attempts.remember(
         queue.name,

@@ -37,7 +37,7 @@ store (a queue is the same queue under both protocols).
   --access-key <id>       access key id requests must be signed with (default ${DEFAULT_CREDENTIALS.accessKeyId})
   --secret-key <secret>   its secret (default ${DEFAULT_CREDENTIALS.secretAccessKey})
   --no-auth               accept requests without checking signatures
-  --region <region>       region in queue ARNs (default us-east-1)
+  --region <region>       the region requests must be signed for, named in queue ARNs (default us-east-1)
   --account-id <id>       account id in queue URLs and ARNs (default 000000000000)
   --log-requests          print a line for every request answered: operation, status, time, and
                           why it was refused (a signature that does not match, say)

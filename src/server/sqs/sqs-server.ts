@@ -73,7 +73,12 @@ export class SqsServer {
     this.#verifier =
       options.credentials === null
         ? undefined
-        : new SigV4Verifier({ service: "sqs", lookupSecret: credentialsLookup(options.credentials) });
+        : new SigV4Verifier({
+            service: "sqs",
+            // As AWS does: a request signed for another region is refused, not served from this one's queues.
+            region: options.region ?? "us-east-1",
+            lookupSecret: credentialsLookup(options.credentials),
+          });
     this.#http = createServer(
       { keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 },
       (req, res) => {

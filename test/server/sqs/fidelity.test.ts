@@ -1,16 +1,20 @@
 // Behaviours of AWS SQS that real clients (sqs-consumer, boto3, the AWS CLI) met and the server
 // once got wrong: each test fails without its fix.
 import {
+  ChangeMessageVisibilityBatchCommand,
+  ChangeMessageVisibilityCommand,
   CreateQueueCommand,
+  DeleteMessageBatchCommand,
   DeleteMessageCommand,
+  ListQueuesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
-  type SQSClient,
+  SQSClient,
 } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
-import { queueName, useSqsServer } from "./harness.js";
+import { CREDENTIALS, failure, queueName, useSqsServer } from "./harness.js";
 
-const { sqs, client, engine } = useSqsServer();
+const { sqs, client, engine, server } = useSqsServer();
 
 /** A new queue's URL. */
 async function queue(attributes: Record<string, string> = {}, fifo = false): Promise<string> {
@@ -76,4 +80,97 @@ describe("SQS server: fidelity to AWS SQS", () => {
     },
     60_000,
   );
+
+  it("receipts as SQS takes them: a used one deletes nothing and succeeds, an older one of a message received again deletes it", async () => {
+    const QueueUrl = await queue();
+    await sqs().send(new SendMessageCommand({ QueueUrl, MessageBody: "twice received" }));
+    const receive = async () =>
+      (await sqs().send(new ReceiveMessageCommand({ QueueUrl, VisibilityTimeout: 0 }))).Messages![0]!;
+    const older = await receive();
+    const newer = await receive();
+    expect(newer.ReceiptHandle).not.toBe(older.ReceiptHandle);
+    await sqs().send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: older.ReceiptHandle }));
+    expect((await sqs().send(new ReceiveMessageCommand({ QueueUrl }))).Messages).toBeUndefined();
+    await sqs().send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: newer.ReceiptHandle }));
+    await sqs().send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: older.ReceiptHandle }));
+    const batch = await sqs().send(
+      new DeleteMessageBatchCommand({
+        QueueUrl,
+        Entries: [{ Id: "again", ReceiptHandle: newer.ReceiptHandle }],
+      }),
+    );
+    expect(batch.Successful?.map((entry) => entry.Id)).toEqual(["again"]);
+    expect(batch.Failed ?? []).toEqual([]);
+  });
+
+  it("a visibility change with a receipt whose lock ended or was superseded succeeds and changes nothing, single and batch", async () => {
+    const QueueUrl = await queue();
+    await sqs().send(new SendMessageCommand({ QueueUrl, MessageBody: "moving on" }));
+    const expiredReceipt = (await sqs().send(new ReceiveMessageCommand({ QueueUrl, VisibilityTimeout: 0 })))
+      .Messages![0]!.ReceiptHandle!;
+    await sqs().send(
+      new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: expiredReceipt, VisibilityTimeout: 60 }),
+    );
+    const held = (await sqs().send(new ReceiveMessageCommand({ QueueUrl, VisibilityTimeout: 60 })))
+      .Messages![0]!;
+    const batch = await sqs().send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl,
+        Entries: [
+          { Id: "superseded", ReceiptHandle: expiredReceipt, VisibilityTimeout: 0 },
+          { Id: "latest", ReceiptHandle: held.ReceiptHandle!, VisibilityTimeout: 60 },
+        ],
+      }),
+    );
+    expect(batch.Successful?.map((entry) => entry.Id).sort()).toEqual(["latest", "superseded"]);
+    // The superseded receipt did not make the message visible under its new holder.
+    expect((await sqs().send(new ReceiveMessageCommand({ QueueUrl }))).Messages).toBeUndefined();
+    await sqs().send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: held.ReceiptHandle }));
+    const gone = await failure(
+      sqs().send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl,
+          ReceiptHandle: held.ReceiptHandle,
+          VisibilityTimeout: 5,
+        }),
+      ),
+    );
+    expect(gone.name).toBe("ReceiptHandleIsInvalid");
+  });
+
+  it("on a FIFO queue only the latest receipt deletes, within its visibility timeout; one whose message is gone succeeds", async () => {
+    const QueueUrl = await queue({ FifoQueue: "true", ContentBasedDeduplication: "true" }, true);
+    await sqs().send(new SendMessageCommand({ QueueUrl, MessageBody: "ordered", MessageGroupId: "g" }));
+    const receive = async () =>
+      (await sqs().send(new ReceiveMessageCommand({ QueueUrl, VisibilityTimeout: 0 }))).Messages![0]!;
+    const older = await receive();
+    const newer = await receive();
+    const refused = await failure(
+      sqs().send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: older.ReceiptHandle })),
+    );
+    expect(refused.name).toBe("InvalidParameterValue");
+    expect(refused.message).toContain("The receipt handle has expired");
+    const latest = (await sqs().send(new ReceiveMessageCommand({ QueueUrl, VisibilityTimeout: 30 })))
+      .Messages![0]!;
+    expect(latest.MessageId).toBe(newer.MessageId);
+    await sqs().send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: latest.ReceiptHandle }));
+    await sqs().send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: latest.ReceiptHandle }));
+  });
+
+  it("a request signed for another region than the server's is refused with AWS's SignatureDoesNotMatch", async () => {
+    const elsewhere = new SQSClient({
+      endpoint: server().endpoint,
+      region: "eu-west-1",
+      credentials: CREDENTIALS,
+      maxAttempts: 1,
+    });
+    try {
+      const refused = await failure(elsewhere.send(new ListQueuesCommand({})));
+      expect(refused.name).toBe("SignatureDoesNotMatch");
+      expect(refused.message).toBe("Credential should be scoped to a valid region, not 'eu-west-1'.");
+      expect(refused.$metadata?.httpStatusCode).toBe(403);
+    } finally {
+      elsewhere.destroy();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import { type BatchResultErrorEntry, checkBatchEntries, sqsError } from "../../../aws/index.js";
 import { QueueError } from "../../../core/errors.js";
-import type { QueueRecord } from "../../../engine/records.js";
+import type { LockReference, QueueRecord } from "../../../engine/records.js";
 import { lockOfReceipt } from "../receipt-handles.js";
 import type { Handlers, ServiceState } from "../sqs-service.js";
 import { failedEntry } from "./send-handlers.js";
@@ -8,29 +8,64 @@ import { failedEntry } from "./send-handlers.js";
 const expired = (error: unknown) =>
   QueueError.is(error, "InvalidReceipt") && error.providerCode === "MessageNotInflight";
 
-function invalidHandle(receiptHandle: string, error: unknown): Error {
-  if (QueueError.is(error, "InvalidReceipt"))
-    return sqsError(
-      "ReceiptHandleIsInvalid",
-      `The input receipt handle "${receiptHandle.slice(0, 100)}" is not a valid receipt handle.`,
-    );
-  return error as Error;
+function invalidHandle(receiptHandle: string): Error {
+  return sqsError(
+    "ReceiptHandleIsInvalid",
+    `The input receipt handle "${receiptHandle.slice(0, 100)}" is not a valid receipt handle.`,
+  );
 }
 
-// Standard queues let the latest receipt delete its message after the visibility timeout; FIFO queues do not.
+function expiredHandle(receiptHandle: string): Error {
+  return sqsError(
+    "InvalidParameterValue",
+    `Value ${receiptHandle.slice(0, 100)} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.`,
+  );
+}
+
+/**
+ * How a receipt stands against the message it names: the message is gone, was never received
+ * (no receipt of it can be real), or this is its latest receipt, or an older one of a message
+ * received again since.
+ */
+type ReceiptStanding = "gone" | "never-received" | "latest" | "superseded";
+
+function standingOf(state: ServiceState, lock: LockReference): ReceiptStanding {
+  const latest = state.engine.lockTokenOf(lock.queue, lock.seq);
+  if (latest === undefined) return "gone";
+  if (latest === null) return "never-received";
+  return latest === lock.lockToken ? "latest" : "superseded";
+}
+
+/**
+ * As SQS does: a receipt whose message is gone deletes nothing and succeeds; on a standard queue
+ * any receipt of the message deletes it, the latest after its visibility timeout and an older
+ * one of a message received since alike; on a FIFO queue only the latest does, within its
+ * visibility timeout.
+ */
 function deleteMessage(state: ServiceState, queue: QueueRecord, receiptHandle: string): void {
-  try {
-    state.engine.complete(lockOfReceipt(queue.name, receiptHandle), { allowExpired: !queue.fifo });
-  } catch (error) {
-    if (queue.fifo && expired(error))
-      throw sqsError(
-        "InvalidParameterValue",
-        `Value ${receiptHandle.slice(0, 100)} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.`,
-      );
-    throw invalidHandle(receiptHandle, error);
+  const lock = lockOfReceipt(queue.name, receiptHandle);
+  const standing = standingOf(state, lock);
+  if (standing === "gone") return;
+  if (standing === "never-received") throw invalidHandle(receiptHandle);
+  if (queue.fifo) {
+    if (standing === "superseded") throw expiredHandle(receiptHandle);
+    try {
+      state.engine.complete(lock);
+    } catch (error) {
+      if (expired(error)) throw expiredHandle(receiptHandle);
+      throw error;
+    }
+    return;
   }
+  const latest = { ...lock, lockToken: state.engine.lockTokenOf(lock.queue, lock.seq)! };
+  state.engine.complete(latest, { allowExpired: true });
 }
 
+/**
+ * As SQS does: the latest receipt of a message in flight sets how much longer it stays hidden;
+ * a receipt whose lock ended, or that a later receive superseded, succeeds and changes nothing
+ * (the message may be another receiver's now); one whose message is gone is invalid.
+ */
 function changeVisibility(
   state: ServiceState,
   queue: QueueRecord,
@@ -42,11 +77,14 @@ function changeVisibility(
       "InvalidParameterValue",
       `Value ${seconds} for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and 43200.`,
     );
+  const lock = lockOfReceipt(queue.name, receiptHandle);
+  const standing = standingOf(state, lock);
+  if (standing === "gone" || standing === "never-received") throw invalidHandle(receiptHandle);
+  if (standing === "superseded") return;
   try {
-    state.engine.extendLock(lockOfReceipt(queue.name, receiptHandle), seconds * 1000);
+    state.engine.extendLock(lock, seconds * 1000);
   } catch (error) {
-    if (expired(error)) throw sqsError("MessageNotInflight", "The message referred to isn't in flight.");
-    throw invalidHandle(receiptHandle, error);
+    if (!expired(error)) throw error;
   }
 }
 

@@ -30,11 +30,11 @@ export class QueueAddresses {
     return `arn:aws:sqs:${this.region}:${this.accountId}:${name}`;
   }
 
-  /** The queue a URL names: its last path segment; `QueueDoesNotExist` for anything unreadable. */
+  /** The queue a URL names: its last path segment; `QueueDoesNotExist` for anything unreadable or another account's. */
   nameFromUrl(url: string): string {
     const known = this.#names.get(url);
     if (known !== undefined) return known;
-    const name = nameInUrl(url);
+    const name = nameInUrl(url, this.accountId);
     this.#names.set(url, name);
     return name;
   }
@@ -52,16 +52,23 @@ export class QueueAddresses {
   }
 }
 
-// Parsing a URL is the costly part (about 1 µs); an unreadable one is taken as a bare path.
-function nameInUrl(url: string): string {
+/**
+ * The queue name in a URL's path (`/<account>/<name>`, or a bare name); a URL of another account
+ * names a queue this server does not have, as on SQS. Parsing a URL is the costly part (about
+ * 1 µs); an unreadable one is taken as a bare path.
+ */
+function nameInUrl(url: string, accountId: string): string {
   let path: string;
   try {
     path = new URL(url).pathname;
   } catch {
     path = url;
   }
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  if (!isQueueName(name)) throw sqsError("QueueDoesNotExist", "The specified queue does not exist.");
+  const slash = path.lastIndexOf("/");
+  const name = path.slice(slash + 1);
+  const owner = path.slice(path.lastIndexOf("/", slash - 1) + 1, Math.max(slash, 0));
+  if (!isQueueName(name) || (owner !== "" && owner !== accountId))
+    throw sqsError("QueueDoesNotExist", "The specified queue does not exist.");
   return name;
 }
 

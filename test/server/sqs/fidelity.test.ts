@@ -6,6 +6,7 @@ import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
+  GetQueueAttributesCommand,
   ListQueuesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
@@ -172,5 +173,20 @@ describe("SQS server: fidelity to AWS SQS", () => {
     } finally {
       elsewhere.destroy();
     }
+  });
+
+  it("a queue URL of another account names no queue here: QueueDoesNotExist", async () => {
+    const QueueUrl = await queue();
+    const otherAccount = QueueUrl.replace("/000000000000/", "/123456789012/");
+    expect(otherAccount).not.toBe(QueueUrl);
+    const send = await failure(
+      sqs().send(new SendMessageCommand({ QueueUrl: otherAccount, MessageBody: "x" })),
+    );
+    expect(send.name).toBe("QueueDoesNotExist");
+    const read = await failure(
+      sqs().send(new GetQueueAttributesCommand({ QueueUrl: otherAccount, AttributeNames: ["All"] })),
+    );
+    expect(read.name).toBe("QueueDoesNotExist");
+    await sqs().send(new SendMessageCommand({ QueueUrl, MessageBody: "own account" }));
   });
 });

@@ -9,8 +9,11 @@ import {
   GetQueueAttributesCommand,
   ListQueuesCommand,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
+  TagQueueCommand,
+  UntagQueueCommand,
 } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import { CREDENTIALS, failure, queueName, useSqsServer } from "./harness.js";
@@ -188,5 +191,49 @@ describe("SQS server: fidelity to AWS SQS", () => {
     );
     expect(read.name).toBe("QueueDoesNotExist");
     await sqs().send(new SendMessageCommand({ QueueUrl, MessageBody: "own account" }));
+  });
+
+  it("a FIFO batch with an entry lacking its group or deduplication id fails as a whole, with InvalidParameterValue", async () => {
+    const QueueUrl = await queue({ FifoQueue: "true" }, true);
+    const noGroup = await failure(
+      sqs().send(
+        new SendMessageBatchCommand({
+          QueueUrl,
+          Entries: [
+            { Id: "fine", MessageBody: "a", MessageGroupId: "g", MessageDeduplicationId: "d1" },
+            { Id: "no-group", MessageBody: "b", MessageDeduplicationId: "d2" },
+          ],
+        }),
+      ),
+    );
+    expect(noGroup.name).toBe("InvalidParameterValue");
+    expect(noGroup.$metadata?.httpStatusCode).toBe(400);
+    const noDeduplication = await failure(
+      sqs().send(
+        new SendMessageBatchCommand({
+          QueueUrl,
+          Entries: [
+            { Id: "fine", MessageBody: "a", MessageGroupId: "g", MessageDeduplicationId: "d1" },
+            { Id: "no-dedup", MessageBody: "b", MessageGroupId: "g" },
+          ],
+        }),
+      ),
+    );
+    expect(noDeduplication.name).toBe("InvalidParameterValue");
+    expect(noDeduplication.message).toContain("ContentBasedDeduplication");
+    // Neither request stored anything.
+    expect(
+      (await sqs().send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }))).Messages,
+    ).toBeUndefined();
+  });
+
+  it("TagQueue with no tags and UntagQueue with no keys are refused", async () => {
+    const QueueUrl = await queue();
+    const tag = await failure(sqs().send(new TagQueueCommand({ QueueUrl, Tags: {} })));
+    expect(tag.name).toBe("MissingParameter");
+    expect(tag.$metadata?.httpStatusCode).toBe(400);
+    const untag = await failure(sqs().send(new UntagQueueCommand({ QueueUrl, TagKeys: [] })));
+    expect(untag.name).toBe("MissingParameter");
+    expect(untag.$metadata?.httpStatusCode).toBe(400);
   });
 });

@@ -133,12 +133,16 @@ export const queueHandlers: Handlers = {
 
   TagQueue(state, input) {
     const record = state.queueOf(input.QueueUrl);
+    if (Object.keys(input.Tags ?? {}).length === 0)
+      throw sqsError("MissingParameter", "The request must contain the parameter Tags.");
     state.engine.updateQueue(retagged(record, input.Tags, []));
     return {};
   },
 
   UntagQueue(state, input) {
     const record = state.queueOf(input.QueueUrl);
+    if ((input.TagKeys ?? []).length === 0)
+      throw sqsError("MissingParameter", "The request must contain the parameter TagKeys.");
     state.engine.updateQueue(retagged(record, {}, input.TagKeys));
     return {};
   },

@@ -34,6 +34,26 @@ function sent(outcome: SendOutcome, prepared: PreparedSend, queue: QueueRecord) 
   };
 }
 
+/**
+ * As SQS does, a FIFO batch with an entry that names no message group, or no deduplication id on
+ * a queue without content-based deduplication, fails as a whole rather than entry by entry.
+ */
+function checkFifoBatch(
+  entries: readonly { MessageGroupId?: string | undefined; MessageDeduplicationId?: string | undefined }[],
+  queue: QueueRecord,
+): void {
+  if (entries.some((entry) => entry.MessageGroupId === undefined))
+    throw sqsError("InvalidParameterValue", "The request must contain the parameter MessageGroupId.");
+  if (
+    queue.properties.ContentBasedDeduplication !== "true" &&
+    entries.some((entry) => entry.MessageDeduplicationId === undefined)
+  )
+    throw sqsError(
+      "InvalidParameterValue",
+      "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly",
+    );
+}
+
 /** SendMessage and SendMessageBatch. */
 export const sendHandlers: Handlers = {
   async SendMessage(state, input, call) {
@@ -53,6 +73,7 @@ export const sendHandlers: Handlers = {
         "BatchRequestTooLong",
         `Batch requests cannot be longer than ${SQS_MAX_MESSAGE_BYTES} bytes. You have sent ${total} bytes.`,
       );
+    if (queue.fifo) checkFifoBatch(input.Entries, queue);
     const failed: BatchResultErrorEntry[] = [];
     const accepted: { id: string; prepared: PreparedSend }[] = [];
     for (const entry of input.Entries) {

@@ -133,8 +133,12 @@ function apply(
       return;
     case "Policy":
     case "RedriveAllowPolicy":
-      if (value !== "") json(name, value);
-      properties[name] = value;
+      // An empty value removes the policy, as on SQS.
+      if (value === "") delete properties[name];
+      else {
+        json(name, value);
+        properties[name] = value;
+      }
       return;
     case "KmsMasterKeyId":
       properties[name] = value;
@@ -258,7 +262,34 @@ export function differingAttribute(
   addresses: QueueAddresses,
 ): string | undefined {
   const current = settableAttributes(record, addresses);
-  return Object.keys(attributes).find((name) => (current[name] ?? "") !== attributes[name]);
+  return Object.keys(attributes).find((name) => !sameValue(name, current[name] ?? "", attributes[name]!));
+}
+
+/** JSON attributes are the same when they say the same, whatever their spacing or key order. */
+const JSON_VALUED = new Set(["Policy", "RedriveAllowPolicy", "RedrivePolicy"]);
+
+function sameValue(name: string, current: string, given: string): boolean {
+  if (current === given) return true;
+  if (!JSON_VALUED.has(name) || current === "" || given === "") return false;
+  try {
+    return canonicalJson(name, JSON.parse(current)) === canonicalJson(name, JSON.parse(given));
+  } catch {
+    return false;
+  }
+}
+
+/** A JSON value with object keys sorted (and a RedrivePolicy's receive count as a number), as text. */
+function canonicalJson(name: string, value: unknown): string {
+  const sorted = (item: unknown): unknown => {
+    if (Array.isArray(item)) return item.map(sorted);
+    if (item === null || typeof item !== "object") return item;
+    const entries = Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return Object.fromEntries(entries.map(([key, inner]) => [key, sorted(inner)]));
+  };
+  const parsed = value as Record<string, unknown>;
+  if (name === "RedrivePolicy" && parsed !== null && typeof parsed === "object")
+    return JSON.stringify(sorted({ ...parsed, maxReceiveCount: Number(parsed.maxReceiveCount) }));
+  return JSON.stringify(sorted(value));
 }
 
 function settableAttributes(record: QueueRecord, addresses: QueueAddresses): Record<string, string> {

@@ -11,6 +11,7 @@ import {
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
+  SetQueueAttributesCommand,
   SQSClient,
   TagQueueCommand,
   UntagQueueCommand,
@@ -235,5 +236,51 @@ describe("SQS server: fidelity to AWS SQS", () => {
     const untag = await failure(sqs().send(new UntagQueueCommand({ QueueUrl, TagKeys: [] })));
     expect(untag.name).toBe("MissingParameter");
     expect(untag.$metadata?.httpStatusCode).toBe(400);
+  });
+
+  it("SetQueueAttributes with an empty Policy removes it", async () => {
+    const policy = JSON.stringify({ Version: "2012-10-17", Statement: [] });
+    const QueueUrl = await queue({ Policy: policy });
+    const read = async () =>
+      (await sqs().send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["All"] }))).Attributes!;
+    expect((await read()).Policy).toBe(policy);
+    await sqs().send(new SetQueueAttributesCommand({ QueueUrl, Attributes: { Policy: "" } }));
+    expect(await read()).not.toHaveProperty("Policy");
+  });
+
+  it("CreateQueue again with the same attributes returns the queue, a RedrivePolicy written differently included", async () => {
+    const deadLetters = await queue();
+    const arn = (
+      await sqs().send(new GetQueueAttributesCommand({ QueueUrl: deadLetters, AttributeNames: ["QueueArn"] }))
+    ).Attributes!.QueueArn!;
+    const QueueName = queueName("again");
+    const first = await sqs().send(
+      new CreateQueueCommand({
+        QueueName,
+        Attributes: {
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn, maxReceiveCount: 5 }),
+          VisibilityTimeout: "45",
+        },
+      }),
+    );
+    const again = await sqs().send(
+      new CreateQueueCommand({
+        QueueName,
+        Attributes: {
+          VisibilityTimeout: "45",
+          RedrivePolicy: `{ "maxReceiveCount": "5",  "deadLetterTargetArn": "${arn}" }`,
+        },
+      }),
+    );
+    expect(again.QueueUrl).toBe(first.QueueUrl);
+    const different = await failure(
+      sqs().send(
+        new CreateQueueCommand({
+          QueueName,
+          Attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn, maxReceiveCount: 6 }) },
+        }),
+      ),
+    );
+    expect(different.name).toBe("QueueNameExists");
   });
 });

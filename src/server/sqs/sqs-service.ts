@@ -4,6 +4,7 @@ import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { QueueRecord } from "../../engine/records.js";
 import { WriteBatcher } from "../../engine/write-batcher.js";
 import { moveTaskHandlers } from "./handlers/move-task-handlers.js";
+import { permissionHandlers } from "./handlers/permission-handlers.js";
 import { queueHandlers } from "./handlers/queue-handlers.js";
 import { receiveHandlers } from "./handlers/receive-handlers.js";
 import { sendHandlers } from "./handlers/send-handlers.js";
@@ -84,6 +85,7 @@ export class SqsService {
       ...receiveHandlers,
       ...settleHandlers,
       ...moveTaskHandlers,
+      ...permissionHandlers,
     };
   }
 

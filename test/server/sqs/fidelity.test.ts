@@ -1,6 +1,7 @@
 // Behaviours of AWS SQS that real clients (sqs-consumer, boto3, the AWS CLI) met and the server
 // once got wrong: each test fails without its fix.
 import {
+  AddPermissionCommand,
   ChangeMessageVisibilityBatchCommand,
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
@@ -9,6 +10,7 @@ import {
   GetQueueAttributesCommand,
   ListQueuesCommand,
   ReceiveMessageCommand,
+  RemovePermissionCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
   SetQueueAttributesCommand,
@@ -282,5 +284,66 @@ describe("SQS server: fidelity to AWS SQS", () => {
       ),
     );
     expect(different.name).toBe("QueueNameExists");
+  });
+
+  it("AddPermission keeps a statement per label in the queue's Policy; RemovePermission takes it out; conflicts answer AWS's errors", async () => {
+    const QueueUrl = await queue();
+    const arn = (await sqs().send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["QueueArn"] })))
+      .Attributes!.QueueArn!;
+    await sqs().send(
+      new AddPermissionCommand({
+        QueueUrl,
+        Label: "senders",
+        AWSAccountIds: ["111122223333"],
+        Actions: ["SendMessage"],
+      }),
+    );
+    const policyOf = async () =>
+      (await sqs().send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["Policy"] }))).Attributes
+        ?.Policy;
+    expect(JSON.parse((await policyOf())!)).toEqual({
+      Version: "2012-10-17",
+      Id: `${arn}/SQSDefaultPolicy`,
+      Statement: [
+        {
+          Sid: "senders",
+          Effect: "Allow",
+          Principal: { AWS: "arn:aws:iam::111122223333:root" },
+          Action: "SQS:SendMessage",
+          Resource: arn,
+        },
+      ],
+    });
+    const again = await failure(
+      sqs().send(
+        new AddPermissionCommand({ QueueUrl, Label: "senders", AWSAccountIds: ["1"], Actions: ["*"] }),
+      ),
+    );
+    expect(again.name).toBe("InvalidParameterValue");
+    expect(again.message).toBe("Value senders for parameter Label is invalid. Reason: Already exists.");
+    const ownerOnly = await failure(
+      sqs().send(
+        new AddPermissionCommand({ QueueUrl, Label: "x", AWSAccountIds: ["1"], Actions: ["DeleteQueue"] }),
+      ),
+    );
+    expect(ownerOnly.name).toBe("InvalidParameterValue");
+    const tooMany = await failure(
+      sqs().send(
+        new AddPermissionCommand({
+          QueueUrl,
+          Label: "y",
+          AWSAccountIds: ["1"],
+          Actions: Array(8).fill("SendMessage"),
+        }),
+      ),
+    );
+    expect(tooMany.name).toBe("OverLimit");
+    await sqs().send(new RemovePermissionCommand({ QueueUrl, Label: "senders" }));
+    expect(await policyOf()).toBeUndefined();
+    const unknown = await failure(sqs().send(new RemovePermissionCommand({ QueueUrl, Label: "senders" })));
+    expect(unknown.name).toBe("InvalidParameterValue");
+    expect(unknown.message).toBe(
+      "Value senders for parameter Label is invalid. Reason: can't find label on existing policy.",
+    );
   });
 });

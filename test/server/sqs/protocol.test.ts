@@ -68,16 +68,6 @@ describe("SQS server: protocol and signatures", () => {
       "AWS.SimpleQueueService.UnsupportedOperation;Sender",
     );
     expect(unknown.json.__type).toBe("com.amazonaws.sqs#UnsupportedOperation");
-    const permission = await post(
-      JSON.stringify({
-        QueueUrl: "http://x/000000000000/q",
-        Label: "l",
-        AWSAccountIds: ["1"],
-        Actions: ["*"],
-      }),
-      { ...json, "x-amz-target": "AmazonSQS.AddPermission" },
-    );
-    expect(permission.json.__type).toBe("com.amazonaws.sqs#UnsupportedOperation");
     const malformed = await post("{not json", { ...json, "x-amz-target": "AmazonSQS.ListQueues" });
     expect(malformed.status).toBe(400);
     expect(String(malformed.json.__type)).toContain("SerializationException");

@@ -15,6 +15,7 @@ import {
   ListQueueTagsCommand,
   PurgeQueueCommand,
   ReceiveMessageCommand,
+  RemovePermissionCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
   SetQueueAttributesCommand,
@@ -205,12 +206,27 @@ describe("SQS server: the query protocol of SDKs from before the JSON protocol",
       new GetQueueAttributesCommand({ QueueUrl: source, AttributeNames: ["ApproximateNumberOfMessages"] }),
     );
     expect(Attributes).toEqual({ ApproximateNumberOfMessages: "0" });
-    const permission = await failure(
-      sqs.send(
-        new AddPermissionCommand({ QueueUrl: source, Label: "l", AWSAccountIds: ["1"], Actions: ["*"] }),
-      ),
+    await sqs.send(
+      new AddPermissionCommand({
+        QueueUrl: source,
+        Label: "l",
+        AWSAccountIds: ["111122223333", "444455556666"],
+        Actions: ["SendMessage", "ReceiveMessage"],
+      }),
     );
-    expect(permission.name).toBe("AWS.SimpleQueueService.UnsupportedOperation");
+    const policy = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: source, AttributeNames: ["Policy"] }),
+    );
+    expect(JSON.parse(policy.Attributes!.Policy!).Statement[0]).toMatchObject({
+      Sid: "l",
+      Principal: { AWS: ["arn:aws:iam::111122223333:root", "arn:aws:iam::444455556666:root"] },
+      Action: ["SQS:SendMessage", "SQS:ReceiveMessage"],
+    });
+    await sqs.send(new RemovePermissionCommand({ QueueUrl: source, Label: "l" }));
+    const unknownLabel = await failure(
+      sqs.send(new RemovePermissionCommand({ QueueUrl: source, Label: "l" })),
+    );
+    expect(unknownLabel.name).toBe("InvalidParameterValue");
     await sqs.send(new DeleteQueueCommand({ QueueUrl: source }));
     await sqs.send(new DeleteQueueCommand({ QueueUrl: dead }));
     expect(

@@ -5,7 +5,7 @@ import { type EngineContext, requireQueue, tokenSource } from "./context.js";
 import { type RedriveOptions, redrive } from "./dead-letters.js";
 import { cancelScheduled, defer, receiveDeferred } from "./deferral.js";
 import { type EngineMessage, receive, type SendOutcome, send } from "./delivery.js";
-import { maintain } from "./maintenance.js";
+import { maintain, unlockGroup } from "./maintenance.js";
 import { type EngineDefaults, queueInfo, queueRecord, resolveEngineDefaults } from "./queue-settings.js";
 import type { LockReference, MessageRecord, QueueRecord } from "./records.js";
 import {
@@ -316,11 +316,29 @@ export class QueueEngine {
     });
   }
 
-  /** Removes every message of a queue; returns how many. */
+  /**
+   * Removes every message of a queue, those in flight included; returns how many. The groups of a
+   * FIFO queue that its messages in flight held are free at once (a session a receiver accepted
+   * stays its own).
+   */
   purge(name: string): number {
-    return this.#context.store.transaction(() => {
-      this.#queue(name);
-      return this.#context.store.purgeMessages(name);
+    const { store } = this.#context;
+    return store.transaction(() => {
+      const queue = this.#queue(name);
+      const counts = queue.fifo ? store.countMessages(name) : undefined;
+      const heldGroups =
+        counts === undefined
+          ? []
+          : store
+              .dueMessages(name, Number.MAX_SAFE_INTEGER, counts.locked + counts.delayed)
+              .filter((message) => message.state === "locked" && message.sessionId !== undefined)
+              .map((message) => message.sessionId!);
+      const purged = store.purgeMessages(name);
+      for (const sessionId of new Set(heldGroups)) {
+        const group = store.getGroup(name, sessionId);
+        if (group?.lockKind === "messages") unlockGroup(this.#context, queue, group);
+      }
+      return purged;
     });
   }
 

@@ -9,6 +9,7 @@ import {
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   ListQueuesCommand,
+  PurgeQueueCommand,
   ReceiveMessageCommand,
   RemovePermissionCommand,
   SendMessageBatchCommand,
@@ -345,5 +346,26 @@ describe("SQS server: fidelity to AWS SQS", () => {
     expect(unknown.message).toBe(
       "Value senders for parameter Label is invalid. Reason: can't find label on existing policy.",
     );
+  });
+
+  it("PurgeQueue on a FIFO queue removes the messages in flight and frees their groups at once", async () => {
+    const QueueUrl = await queue(
+      { FifoQueue: "true", ContentBasedDeduplication: "true", VisibilityTimeout: "60" },
+      true,
+    );
+    for (const body of ["first", "second"])
+      await sqs().send(new SendMessageCommand({ QueueUrl, MessageBody: body, MessageGroupId: "held" }));
+    const inFlight = await sqs().send(new ReceiveMessageCommand({ QueueUrl }));
+    expect(inFlight.Messages?.map((message) => message.Body)).toEqual(["first"]);
+    await sqs().send(new PurgeQueueCommand({ QueueUrl }));
+    await sqs().send(
+      new SendMessageCommand({ QueueUrl, MessageBody: "after the purge", MessageGroupId: "held" }),
+    );
+    const next = await sqs().send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+    expect(next.Messages?.map((message) => message.Body)).toEqual(["after the purge"]);
+    const stats = await sqs().send(
+      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["ApproximateNumberOfMessagesNotVisible"] }),
+    );
+    expect(stats.Attributes?.ApproximateNumberOfMessagesNotVisible).toBe("1");
   });
 });

@@ -3,7 +3,7 @@ import { type ProviderConfig, parseQueueUrl, type QueueConfig } from "./config.j
 import { QueueError } from "./errors.js";
 import type { QueueProvider } from "./provider.js";
 import type { QueueClient } from "./queue-client.js";
-import { StandardQueueClient } from "./standard-queue-client.js";
+import { checkStandardClientOptions, StandardQueueClient } from "./standard-queue-client.js";
 
 /** Builds a provider from its config; `createQueues` is already resolved. */
 export type ProviderFactory = (
@@ -62,6 +62,22 @@ function clockOf(provider: ProviderConfig): Clock | undefined {
   return clock === undefined ? undefined : (clock as Clock);
 }
 
+/** A bad option is a `Configuration` error, whichever check found it. */
+function configurationError(error: unknown): unknown {
+  return QueueError.is(error, "Validation")
+    ? new QueueError("Configuration", error.message, { cause: error })
+    : error;
+}
+
+/** Runs `check`, its `Validation` failure reported as `Configuration`. */
+function asConfiguration(check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    throw configurationError(error);
+  }
+}
+
 /** Creates queue clients from a config object or a URL. */
 export const QueueClientFactory = {
   /** A client for the provider the config names, wrapped in the standard client. */
@@ -78,16 +94,29 @@ export const QueueClientFactory = {
         "Configuration",
         `unknown provider ${JSON.stringify(resolved.provider.type)}; known: ${[...registry.keys()].join(", ")}`,
       );
-    const factory = await registration.load();
-    const provider = await factory(resolved.provider, {
-      createQueues: resolved.createQueues ?? registration.createsQueues,
-    });
     const clock = clockOf(resolved.provider);
-    return new StandardQueueClient(provider, {
+    const clientOptions = {
       ...(resolved.retryPolicy === undefined ? {} : { retryPolicy: resolved.retryPolicy }),
       ...(resolved.timeouts === undefined ? {} : { timeouts: resolved.timeouts }),
       ...(clock === undefined ? {} : { clock }),
-    });
+    };
+    // The client's own options are checked before the provider opens anything (a file, a pool).
+    asConfiguration(() => checkStandardClientOptions(clientOptions));
+    const factory = await registration.load();
+    let provider: QueueProvider;
+    try {
+      provider = await factory(resolved.provider, {
+        createQueues: resolved.createQueues ?? registration.createsQueues,
+      });
+    } catch (error) {
+      throw configurationError(error);
+    }
+    try {
+      return new StandardQueueClient(provider, clientOptions);
+    } catch (error) {
+      await provider.close().catch(() => undefined);
+      throw configurationError(error);
+    }
   },
 
   /** Makes `type` available to `createClient`, for a provider of your own. */

@@ -51,6 +51,22 @@ export function emptyMetrics(): ClientMetrics {
   };
 }
 
+/** The standard client's options checked, with their defaults: the operation timeout and the retry policy. */
+export function checkStandardClientOptions(options: StandardClientOptions): {
+  operationMs: number;
+  retryPolicy: RetryPolicy;
+} {
+  return {
+    operationMs: validateDuration(
+      "timeouts.operationMs",
+      options.timeouts?.operationMs ?? DEFAULT_OPERATION_TIMEOUT_MS,
+      1,
+      MAX_WAIT_MS,
+    ),
+    retryPolicy: resolveRetryPolicy(options.retryPolicy),
+  };
+}
+
 /**
  * The {@link QueueClient} over any {@link QueueProvider}: it checks every argument before anything
  * is sent, splits batches to the provider's limit, repeats transient failures with backoff and
@@ -65,15 +81,10 @@ export class StandardQueueClient implements QueueClient {
 
   constructor(provider: QueueProvider, options: StandardClientOptions = {}) {
     this.provider = provider;
-    const operationMs = validateDuration(
-      "timeouts.operationMs",
-      options.timeouts?.operationMs ?? DEFAULT_OPERATION_TIMEOUT_MS,
-      1,
-      MAX_WAIT_MS,
-    );
+    const { operationMs, retryPolicy } = checkStandardClientOptions(options);
     this.#invoker = new Invoker({
       clock: options.clock ?? systemClock,
-      retryPolicy: resolveRetryPolicy(options.retryPolicy),
+      retryPolicy,
       operationMs,
       metrics: this.metrics,
       onRetry: options.onRetry,

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createClient, parseQueueUrl, QueueError } from "../../src/index.js";
 
@@ -44,11 +47,37 @@ describe("queue URLs", () => {
   it("createClient names unknown providers and bad settings", async () => {
     await expect(createClient("carrier-pigeon:")).rejects.toMatchObject({ code: "Configuration" });
     await expect(createClient({ provider: { type: "memory", lockDurationMs: -5 } })).rejects.toMatchObject({
-      code: "Validation",
+      code: "Configuration",
     });
     await expect(
       createClient({ provider: { type: "memory" }, retryPolicy: { maxAttempts: 0 } }),
-    ).rejects.toBeInstanceOf(QueueError);
+    ).rejects.toMatchObject({ code: "Configuration" });
+    await expect(
+      createClient({ provider: { type: "memory" }, timeouts: { operationMs: -1 } }),
+    ).rejects.toMatchObject({ code: "Configuration" });
+  });
+
+  it("a refused sqlite config creates no file and holds nothing: the same path opens cleanly right after", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "queue-runtime-refused-"));
+    try {
+      const path = join(directory, "a.db");
+      for (const refused of [
+        createClient(`sqlite:${path}?maxDeliveryCount=0`),
+        createClient({ provider: { type: "sqlite", path, lockDurationMs: 0 } }),
+        createClient({ provider: { type: "sqlite", path }, retryPolicy: { multiplier: 0 } }),
+        createClient({ provider: { type: "sqlite", path }, timeouts: { operationMs: 0 } }),
+      ]) {
+        await expect(refused).rejects.toMatchObject({ code: "Configuration" });
+        expect(existsSync(path)).toBe(false);
+      }
+      // Nothing of the refused attempts was kept for the file: these options are the ones used.
+      const client = await createClient(`sqlite:${path}?maxDeliveryCount=2`);
+      await client.admin.createQueue("checked");
+      expect((await client.admin.getQueue("checked"))?.maxDeliveryCount).toBe(2);
+      await client.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it("creates queues on first use for memory, and not when told so", async () => {

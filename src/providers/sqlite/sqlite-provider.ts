@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { ProviderConfig, SqliteProviderConfig } from "../../core/config.js";
 import { QueueError } from "../../core/errors.js";
 import { QueueEngine } from "../../engine/queue-engine.js";
+import { resolveEngineDefaults } from "../../engine/queue-settings.js";
 import { SqliteStore } from "../../engine/sqlite/sqlite-store.js";
 import { EngineProvider, engineCapabilities } from "../engine/engine-provider.js";
 import { acquireEngine } from "../engine/shared-engines.js";
@@ -35,6 +36,8 @@ export async function createSqliteProvider(
   if (sqlite.synchronous !== undefined && sqlite.synchronous !== "NORMAL" && sqlite.synchronous !== "FULL")
     throw new QueueError("Configuration", "synchronous must be NORMAL or FULL");
   const capabilities = engineCapabilities(maxMessageBytesOf(sqlite), ENGINE_MAX_BATCH_SIZE);
+  // Checked before the file is opened: a refused config leaves no file behind.
+  resolveEngineDefaults(sqlite);
   const create = () =>
     new QueueEngine(new SqliteStore(sqlite.path, { synchronous: sqlite.synchronous ?? "NORMAL" }), {
       ...sqlite,

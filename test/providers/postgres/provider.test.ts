@@ -102,7 +102,7 @@ describe("postgres provider", () => {
           provider: { type: "postgres", connectionString: POSTGRES_URL, schema, vacuumIntervalMs: -1 },
         }),
       ),
-      "Validation",
+      "Configuration",
     );
     // Only the postgres URL knows the option.
     expectCode(await rejection(createClient("memory:?vacuumIntervalMs=5")), "Configuration");

@@ -25,12 +25,34 @@ export function tokenSource(): () => string {
   return () => `${prefix}${(counter++).toString(36)}`;
 }
 
-/** The queue named, created with the defaults when the engine creates queues on first use. */
-export function requireQueue(context: EngineContext, name: string): QueueRecord {
+/** The queue a send goes to: made on first use when the engine creates queues. */
+export function queueToSendTo(context: EngineContext, name: string): QueueRecord {
   const found = context.store.getQueue(name);
   if (found !== undefined) return found;
-  if (!context.createQueues) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+  if (!context.createQueues) throw queueNotFound(name);
   const created = queueRecord(name, {}, context.defaults, context.clock.now());
   context.store.putQueue(created);
   return created;
+}
+
+/**
+ * The queue a receive reads: `undefined` when it does not exist yet but a send would make it
+ * (the receive finds nothing and waits for that send); `QueueNotFound` when nothing would.
+ * Reads never create queues.
+ */
+export function queueToReceiveFrom(context: EngineContext, name: string): QueueRecord | undefined {
+  const found = context.store.getQueue(name);
+  if (found === undefined && !context.createQueues) throw queueNotFound(name);
+  return found;
+}
+
+/** A queue that exists; `QueueNotFound` otherwise. */
+export function existingQueue(context: EngineContext, name: string): QueueRecord {
+  const found = context.store.getQueue(name);
+  if (found === undefined) throw queueNotFound(name);
+  return found;
+}
+
+function queueNotFound(name: string): QueueError {
+  return new QueueError("QueueNotFound", `queue ${name} does not exist`);
 }

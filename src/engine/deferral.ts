@@ -1,5 +1,5 @@
 import { QueueError } from "../core/errors.js";
-import { type EngineContext, requireQueue } from "./context.js";
+import { type EngineContext, existingQueue } from "./context.js";
 import { DEFERRED_UNTIL, deferredLockToken, isDeferred } from "./deferral-marks.js";
 import { lockForDelivery } from "./delivery.js";
 import { releaseGroupIfIdle } from "./maintenance.js";
@@ -30,7 +30,7 @@ export function receiveDeferred(
   lockDurationMs?: number,
 ): MessageRecord[] {
   return context.store.transaction(() => {
-    const queue = requireQueue(context, queueName);
+    const queue = existingQueue(context, queueName);
     const messages = seqs.map((seq) => {
       const message = context.store.getMessage(queue.name, seq);
       if (message === undefined || !isDeferred(message))
@@ -56,7 +56,7 @@ export function receiveDeferred(
  */
 export function cancelScheduled(context: EngineContext, queueName: string, seqs: readonly number[]): number {
   return context.store.transaction(() => {
-    const queue = requireQueue(context, queueName);
+    const queue = existingQueue(context, queueName);
     let cancelled = 0;
     for (const seq of seqs) {
       const message = context.store.getLock(queue.name, seq);

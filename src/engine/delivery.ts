@@ -1,6 +1,6 @@
 import { QueueError } from "../core/errors.js";
 import type { OutgoingMessage } from "../core/provider.js";
-import { type EngineContext, requireQueue } from "./context.js";
+import { type EngineContext, queueToReceiveFrom, queueToSendTo } from "./context.js";
 import { DEAD_LETTER_REASONS, dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
 import { deliveriesExhausted, maintain } from "./maintenance.js";
 import { newMessageId } from "./message-ids.js";
@@ -24,7 +24,7 @@ export function send(
 ): SendOutcome[] {
   const { store } = context;
   return store.transaction(() => {
-    const queue = requireQueue(context, queueName);
+    const queue = queueToSendTo(context, queueName);
     const now = context.clock.now();
     const outcomes: SendOutcome[] = [];
     for (const message of messages) {
@@ -121,7 +121,8 @@ export function receive(
 ): MessageRecord[] {
   const { store } = context;
   return store.transaction(() => {
-    const queue = requireQueue(context, queueName);
+    const queue = queueToReceiveFrom(context, queueName);
+    if (queue === undefined) return [];
     const now = context.clock.now();
     maintain(context, queue, now);
     const lockedUntil = now + (lockDurationMs ?? queue.lockDurationMs);

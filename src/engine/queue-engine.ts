@@ -1,7 +1,7 @@
 import type { QueueInfo, QueueOptions, QueueStats } from "../core/admin.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { QueueError } from "../core/errors.js";
-import { type EngineContext, requireQueue, tokenSource } from "./context.js";
+import { type EngineContext, existingQueue, tokenSource } from "./context.js";
 import { type RedriveOptions, redrive } from "./dead-letters.js";
 import { cancelScheduled, defer, receiveDeferred } from "./deferral.js";
 import { type EngineMessage, receive, type SendOutcome, send } from "./delivery.js";
@@ -303,7 +303,7 @@ export class QueueEngine {
   stats(name: string): QueueStats {
     const { store } = this.#context;
     return store.transaction(() => {
-      const queue = requireQueue(this.#context, name);
+      const queue = existingQueue(this.#context, name);
       const now = this.#context.clock.now();
       maintain(this.#context, queue, now);
       const counts = store.countMessages(name);

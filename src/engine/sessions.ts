@@ -1,5 +1,5 @@
 import { QueueError } from "../core/errors.js";
-import { type EngineContext, requireQueue } from "./context.js";
+import { type EngineContext, queueToReceiveFrom } from "./context.js";
 import { lockForDelivery } from "./delivery.js";
 import { maintain, release, unlockGroup } from "./maintenance.js";
 import type { GroupRecord, MessageRecord, QueueRecord } from "./records.js";
@@ -14,8 +14,10 @@ export interface SessionLock {
   readonly durationMs?: number | undefined;
 }
 
-function sessionQueue(context: EngineContext, name: string): QueueRecord {
-  const queue = requireQueue(context, name);
+/** A session queue; `undefined` when it does not exist yet but a send would make it. */
+function sessionQueue(context: EngineContext, name: string): QueueRecord | undefined {
+  const queue = queueToReceiveFrom(context, name);
+  if (queue === undefined) return undefined;
   if (!queue.fifo)
     throw new QueueError(
       "Unsupported",
@@ -62,6 +64,11 @@ export function acceptSession(
 ): SessionLock | undefined {
   return context.store.transaction(() => {
     const queue = sessionQueue(context, queueName);
+    // Not there yet: no session to take now (a send will make the queue), and no named one to hold.
+    if (queue === undefined) {
+      if (sessionId === undefined) return undefined;
+      throw new QueueError("QueueNotFound", `queue ${queueName} does not exist`);
+    }
     const now = context.clock.now();
     maintain(context, queue, now);
     if (sessionId === undefined) {

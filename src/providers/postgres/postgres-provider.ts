@@ -154,7 +154,8 @@ export class PostgresProvider implements QueueProvider {
     // The clock is the database's once open; a wait counts from the call (time may be virtual).
     await this.#open();
     const deadline = this.#clock.now() + waitMs;
-    const source = await this.#queue(queue);
+    const source = await this.#queueToReceiveFrom(queue, deadline, context.signal);
+    if (source === undefined) return [];
     for (;;) {
       const mark = this.#wakeups.mark(queue);
       const received = await this.#messages.receive(source, maxMessages, this.#clock.now());
@@ -198,13 +199,15 @@ export class PostgresProvider implements QueueProvider {
   ): Promise<SessionProvider> {
     await this.#open();
     const deadline = this.#clock.now() + waitMs;
-    return acceptPostgresSession(
-      this.#sessions,
-      await this.#queue(queue, true),
-      sessionId,
-      deadline,
-      context,
-    );
+    // A named session is held whether or not it has messages, so its queue must exist; the next
+    // free session may come with the send that makes the queue.
+    const source =
+      sessionId === undefined
+        ? await this.#queueToReceiveFrom(queue, deadline, context.signal)
+        : await this.admin.require(queue);
+    if (source === undefined)
+      throw new QueueError("NoSessionAvailable", `no session of ${queue} was free in the time given`);
+    return acceptPostgresSession(this.#sessions, source, sessionId, deadline, context);
   }
 
   /** Vacuums the tables whose dead rows passed the threshold now; the names of those vacuumed. */
@@ -248,12 +251,33 @@ export class PostgresProvider implements QueueProvider {
     return this.#ready;
   }
 
-  /** A queue by name, made first when the provider creates queues on first use. */
-  async #queue(name: string, sessions = false): Promise<PostgresQueue> {
+  /**
+   * The queue a receive reads. Reads never create queues: one that does not exist yet is waited
+   * for until `deadline` (a send may make it; `undefined` if none did) when the provider creates
+   * queues, and is `QueueNotFound` when it does not.
+   */
+  async #queueToReceiveFrom(
+    name: string,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<PostgresQueue | undefined> {
+    for (;;) {
+      const mark = this.#wakeups.mark(name);
+      const found = await this.admin.find(name);
+      if (found !== undefined) return found;
+      if (!this.#createQueues) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+      if (this.#clock.now() >= deadline || signal.aborted) return undefined;
+      this.#stopListening ??= listenForQueues(this.#signalKey, this.#pool, channelOf(this.#schema));
+      await this.#wakeups.wait(name, mark, Math.min(deadline, this.#clock.now() + FALLBACK_POLL_MS), signal);
+    }
+  }
+
+  /** The queue a send goes to, made first when the provider creates queues on first use. */
+  async #queue(name: string): Promise<PostgresQueue> {
     const found = await this.admin.find(name);
     if (found !== undefined) return found;
     if (!this.#createQueues) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
-    await this.admin.createQueue(name, sessions ? { requiresSession: true } : {}).catch((error: unknown) => {
+    await this.admin.createQueue(name).catch((error: unknown) => {
       if (!QueueError.is(error, "QueueAlreadyExists")) throw error;
     });
     return this.admin.require(name);

@@ -1,5 +1,6 @@
 import type { ServiceBusClient, ServiceBusReceiver } from "@azure/service-bus";
 import type { QueueAdmin } from "../../core/admin.js";
+import { awaitQueue } from "../../core/await-queue.js";
 import type { Capabilities } from "../../core/capabilities.js";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { ProviderConfig, ServiceBusProviderConfig } from "../../core/config.js";
@@ -121,7 +122,11 @@ export class ServiceBusProvider implements QueueProvider {
     messages: readonly OutgoingMessage[],
     context: OperationContext,
   ): Promise<BatchEntryResult[]> {
-    await this.#ensure(queue);
+    // Messages with sessions make a session queue: Service Bus fixes that when a queue is made.
+    await this.#ensure(
+      queue,
+      messages.some((message) => message.sessionId !== undefined),
+    );
     const sender = this.#links.sender(queue);
     try {
       return await sendInBatches(sender, messages, this.#clock.now(), context.signal, (error) =>
@@ -140,7 +145,7 @@ export class ServiceBusProvider implements QueueProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
-    await this.#ensure(queue);
+    if (!(await this.#awaitQueue(queue, waitMs, context.signal))) return [];
     if (this.#sessionQueues.has(queue))
       return this.#borrowed.receive(queue, maxMessages, waitMs, context.signal);
     const receiver = this.#links.take(queue);
@@ -197,7 +202,12 @@ export class ServiceBusProvider implements QueueProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<SessionProvider> {
-    await this.#ensure(queue, true);
+    // The next free session may come with the send that makes the queue; a named one cannot be held
+    // on a queue that does not exist.
+    if (!(await this.#awaitQueue(queue, sessionId === undefined ? waitMs : 0, context.signal)))
+      throw sessionId === undefined
+        ? new QueueError("NoSessionAvailable", `no session of ${queue} was free in the time given`)
+        : new QueueError("QueueNotFound", `queue ${queue} does not exist`);
     const receiver = await acceptSdkSession(this.#sessionDeps, queue, sessionId, waitMs, context.signal);
     const session = new ServiceBusSession(receiver, queue, this.#sessionDeps, (closed) =>
       this.#sessions.delete(closed),
@@ -222,6 +232,20 @@ export class ServiceBusProvider implements QueueProvider {
     this.#held.clear();
     await this.#links.close();
     await this.#connection.client.close();
+  }
+
+  /**
+   * Whether `queue` is there to read. Reads never create queues: with `createQueues`, one that does
+   * not exist yet is waited for (up to `waitMs`) until a send makes it.
+   */
+  async #awaitQueue(queue: string, waitMs: number, signal: AbortSignal): Promise<boolean> {
+    if (!this.#createQueues || this.#ensured.has(queue) || deadLetterSource(queue) !== undefined) return true;
+    const exists = async () => {
+      if ((await this.admin.getQueue(queue)) === null) return false;
+      this.#ensured.add(queue);
+      return true;
+    };
+    return awaitQueue(exists, this.#clock, this.#clock.now() + waitMs, signal);
   }
 
   /** With `createQueues`, makes `queue` once (a session queue when `sessions`), through the admin API. */

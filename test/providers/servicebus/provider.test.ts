@@ -118,14 +118,23 @@ describe("servicebus provider: configuration", () => {
     expect(adminRefused.message).not.toContain(WRONG_KEY);
   });
 
-  test("with createQueues a queue is made on first send, and a session queue on first acceptSession", async () => {
+  test("with createQueues a send makes its queue (a session queue when its messages have sessions); reads make none", async () => {
     const made = await client({ createQueues: true });
     const queue = name();
+    expect(await made.receiveMessages(queue, 10, 0)).toEqual([]);
+    expect(await made.admin.getQueue(queue)).toBeNull();
+    const waiting = made.receiveMessage(queue, 5_000);
     await made.sendMessage(queue, "made");
+    expect((await waiting)?.text()).toBe("made");
     expect((await made.admin.getQueue(queue))?.fifo).toBe(false);
     const sessions = name("s");
-    const session = await made.acceptSession(sessions, "a");
+    expectCode(await rejection(made.acceptSession(sessions, undefined, 0)), "NoSessionAvailable");
+    expectCode(await rejection(made.acceptSession(sessions, "a")), "QueueNotFound");
+    expect(await made.admin.getQueue(sessions)).toBeNull();
+    await made.sendMessage(sessions, { body: "in a session", sessionId: "a" });
     expect((await made.admin.getQueue(sessions))?.fifo).toBe(true);
+    const session = await made.acceptSession(sessions, "a");
+    expect((await session.receiveMessage())?.text()).toBe("in a session");
     await session.closeSession();
     expectCode(await rejection((await client()).sendMessage(name(), "x")), "QueueNotFound");
   });

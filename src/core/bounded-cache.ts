@@ -17,6 +17,11 @@ export class BoundedCache<K, V> {
     return this.#entries.get(key);
   }
 
+  /** Forgets `key`. */
+  delete(key: K): void {
+    this.#entries.delete(key);
+  }
+
   /** Remembers `value` for `key`, forgetting everything else first when full. */
   set(key: K, value: V): void {
     if (this.#entries.size >= this.#maxEntries) this.#entries.clear();

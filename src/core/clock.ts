@@ -1,3 +1,4 @@
+import { onAbort } from "./abort-watch.js";
 import { QueueError } from "./errors.js";
 
 /** A handle to a timer started by a {@link Clock}. */
@@ -123,18 +124,23 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Resolves after `ms` on `clock`, or at once (without error) when `signal` aborts. */
+/**
+ * Resolves after `ms` on `clock`, or at once (without error) when `signal` aborts. Any number of
+ * sleeps on one signal share one listener on it.
+ */
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
-    const onAbort = () => {
-      timer.cancel();
-      resolve();
-    };
+    const forget =
+      signal === undefined
+        ? () => undefined
+        : onAbort(signal, () => {
+            timer.cancel();
+            resolve();
+          });
     const timer = clock.setTimer(() => {
-      signal?.removeEventListener("abort", onAbort);
+      forget();
       resolve();
     }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

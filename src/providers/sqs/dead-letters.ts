@@ -52,6 +52,7 @@ export async function deadLetter(
   context: OperationContext,
 ): Promise<void> {
   const { url, handle } = parseReceipt(receipt);
+  sqs.received.assertHolds(handle);
   const queue = sqs.directory.fromUrl(url);
   const settings = await sqs.directory.settings(queue, context);
   if (settings.redrive === null)

@@ -292,6 +292,8 @@ export class SqsSession implements SessionProvider {
         "InvalidReceipt",
         `this receipt belongs to ${receipt.queue}, not to this session's queue`,
       );
-    return parseReceipt(receipt);
+    const parsed = parseReceipt(receipt);
+    this.#sqs.received.assertHolds(parsed.handle);
+    return parsed;
   }
 }

@@ -9,6 +9,7 @@ import { decodeSqsResponse, encodeSqsRequest } from "../../aws/json-protocol/cli
 import type { SqsInput, SqsOperation, SqsOutput } from "../../aws/json-protocol/sqs-operations.js";
 import { sha256Hex } from "../../aws/sigv4/canonical-request.js";
 import { SigV4Signer } from "../../aws/sigv4/signer.js";
+import { onAbort } from "../../core/abort-watch.js";
 import type { Clock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
 import type { OperationContext } from "../../core/provider.js";
@@ -130,7 +131,7 @@ export class SqsHttp {
       const finish = () => {
         settled = true;
         clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
+        forgetAbort();
         this.#exchanges.delete(exchange);
       };
       const exchange: Exchange = {
@@ -142,7 +143,6 @@ export class SqsHttp {
           reject(error);
         },
       };
-      const onAbort = () => exchange.fail(closed(operation));
       const timer = setTimeout(
         () =>
           exchange.fail(
@@ -152,7 +152,8 @@ export class SqsHttp {
           ),
         timeoutMs,
       );
-      signal.addEventListener("abort", onAbort, { once: true });
+      // Not a listener per request: every call of a client shares its signal (see core/abort-watch.ts).
+      const forgetAbort = onAbort(signal, () => exchange.fail(closed(operation)));
       this.#exchanges.add(exchange);
       request = this.#request({
         hostname: this.#hostname,

@@ -142,14 +142,27 @@ export class SqsProvider implements QueueProvider {
     }
   }
 
-  completeMessage(receipt: ReceiptHandle, context: OperationContext): Promise<void> {
+  async completeMessage(receipt: ReceiptHandle, context: OperationContext): Promise<void> {
     const { url, handle } = parseReceipt(receipt);
-    return this.#sqs.deletes.delete(url, handle, context).then(() => this.#sqs.received.forget(handle));
+    const unclaim = this.#sqs.received.claim(handle);
+    try {
+      await this.#sqs.deletes.delete(url, handle, context);
+    } catch (error) {
+      unclaim(error);
+      throw error;
+    }
+    this.#sqs.received.forget(handle);
   }
 
   async abandonMessage(receipt: ReceiptHandle, delayMs: number, context: OperationContext): Promise<void> {
     const { url, handle } = parseReceipt(receipt);
-    await changeVisibility(this.#sqs.http, url, handle, visibilitySeconds(delayMs), context);
+    const unclaim = this.#sqs.received.claim(handle);
+    try {
+      await changeVisibility(this.#sqs.http, url, handle, visibilitySeconds(delayMs), context);
+    } catch (error) {
+      unclaim(error);
+      throw error;
+    }
     this.#sqs.received.forget(handle);
   }
 
@@ -164,6 +177,7 @@ export class SqsProvider implements QueueProvider {
 
   async renewMessageLock(receipt: ReceiptHandle, context: OperationContext): Promise<Date> {
     const { url, handle } = parseReceipt(receipt);
+    this.#sqs.received.assertHolds(handle);
     const queue = this.#sqs.directory.fromUrl(url);
     const { lockDurationMs } = await this.#sqs.directory.settings(queue, context);
     const lockedUntilMs = this.#sqs.clock.now() + lockDurationMs;

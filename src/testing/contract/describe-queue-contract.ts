@@ -52,6 +52,6 @@ export function describeQueueContract(
     orderCases(suite);
     sessionCases(suite);
     errorCases(suite);
-    loadCases(suite);
+    loadCases(suite, resolved);
   });
 }

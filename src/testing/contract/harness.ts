@@ -27,6 +27,8 @@ export interface ContractOptions {
   sessionLockDurationMs?: number;
   /** The shortest delay the provider honours exactly (default 1 000: SQS counts delays in seconds). */
   delayUnitMs?: number;
+  /** How many messages C60's receivers drain (default 2 000; fewer for a server that is slow by design). */
+  loadMessages?: number;
 }
 
 /** The options with their defaults filled in. */
@@ -35,6 +37,7 @@ export interface ResolvedContractOptions {
   readonly lockDurationMs: number;
   readonly sessionLockDurationMs: number;
   readonly delayUnitMs: number;
+  readonly loadMessages: number;
 }
 
 /** Fills in the defaults of the contract options. */
@@ -45,6 +48,7 @@ export function resolveContractOptions(options: ContractOptions): ResolvedContra
     lockDurationMs: options.lockDurationMs ?? (virtualTime ? 30_000 : 2_000),
     sessionLockDurationMs: options.sessionLockDurationMs ?? (virtualTime ? 60_000 : 5_000),
     delayUnitMs: options.delayUnitMs ?? 1_000,
+    loadMessages: options.loadMessages ?? 2_000,
   };
 }
 

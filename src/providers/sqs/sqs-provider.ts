@@ -1,4 +1,5 @@
 import type { QueueAdmin } from "../../core/admin.js";
+import { awaitQueue } from "../../core/await-queue.js";
 import type { Capabilities } from "../../core/capabilities.js";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { ProviderConfig, SqsProviderConfig } from "../../core/config.js";
@@ -121,8 +122,9 @@ export class SqsProvider implements QueueProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
-    const source = this.#sqs.directory.known(queue) ?? (await this.#resolve(queue, context));
     const deadline = this.#sqs.clock.now() + waitMs;
+    const source = await this.#queueToReceiveFrom(queue, deadline, context);
+    if (source === undefined) return [];
     try {
       // A wait longer than SQS's 20 s is several long polls.
       for (;;) {
@@ -192,7 +194,16 @@ export class SqsProvider implements QueueProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<SessionProvider> {
-    const source = this.#sqs.directory.known(queue) ?? (await this.#resolve(queue, context));
+    // The next free group may come with the send that makes the queue; a named one needs the queue.
+    const source = await this.#queueToReceiveFrom(
+      queue,
+      this.#sqs.clock.now() + (sessionId === undefined ? waitMs : 0),
+      context,
+    );
+    if (source === undefined)
+      throw sessionId === undefined
+        ? new QueueError("NoSessionAvailable", `no session of ${queue} was free in the time given`)
+        : new QueueError("QueueNotFound", `queue ${queue} does not exist`);
     const session = await acceptSession(this.#sqs, source, sessionId, waitMs, context, (closed) =>
       this.#sessions.delete(closed),
     );
@@ -214,6 +225,32 @@ export class SqsProvider implements QueueProvider {
     this.#sqs.http.close();
   }
 
+  /**
+   * The queue a receive reads. Reads never create queues: with `createQueues`, one that does not
+   * exist yet is waited for until `deadline` (`undefined` if no send made it by then).
+   */
+  async #queueToReceiveFrom(
+    name: string,
+    deadline: number,
+    context: OperationContext,
+  ): Promise<SqsQueue | undefined> {
+    const known = this.#sqs.directory.known(name);
+    if (known !== undefined || !this.#createQueues)
+      return known ?? this.#sqs.directory.resolve(name, context);
+    let found: SqsQueue | undefined;
+    const exists = async () => {
+      try {
+        found = await this.#sqs.directory.resolve(name, context);
+        return true;
+      } catch (error) {
+        if (QueueError.is(error, "QueueNotFound")) return false;
+        throw error;
+      }
+    };
+    return (await awaitQueue(exists, this.#sqs.clock, deadline, context.signal)) ? found : undefined;
+  }
+
+  /** The queue a send goes to, made first with `createQueues`. */
   async #resolve(name: string, context: OperationContext): Promise<SqsQueue> {
     try {
       return await this.#sqs.directory.resolve(name, context);

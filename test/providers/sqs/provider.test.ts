@@ -14,9 +14,10 @@ const server = useSqsServer();
 const clients: QueueClient[] = [];
 let queues = 0;
 
-async function client(): Promise<QueueClient> {
+async function client(createQueues = false): Promise<QueueClient> {
   const made = await createClient({
     provider: { type: "sqs", endpoint: server.endpoint(), region: "us-east-1", credentials: CREDENTIALS },
+    createQueues,
   });
   clients.push(made);
   return made;
@@ -197,6 +198,25 @@ describe("messages", () => {
     const rejected = settled.find((outcome) => outcome.status === "rejected") as PromiseRejectedResult;
     expect((rejected.reason as QueueError).code).toBe("InvalidReceipt");
     expect(await sqs.admin.getQueueStats(queue)).toMatchObject({ active: 0, inFlight: 0 });
+  });
+});
+
+describe("queues made on first use", () => {
+  test("with createQueues a send makes its queue; a receive makes none and waits for that send", async () => {
+    const reader = await client(true);
+    const writer = await client(true);
+    const queue = name();
+    expect(await reader.receiveMessages(queue, 10, 0)).toEqual([]);
+    expect((await failure(reader.admin.getQueueStats(queue))).code).toBe("QueueNotFound");
+    expect((await failure(reader.acceptSession(`${queue}.fifo`, undefined, 0))).code).toBe(
+      "NoSessionAvailable",
+    );
+    expect((await failure(reader.acceptSession(`${queue}.fifo`, "s"))).code).toBe("QueueNotFound");
+    const waiting = reader.receiveMessage(queue, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await reader.admin.getQueue(queue)).toBeNull();
+    await writer.sendMessage(queue, "made by this send");
+    expect((await waiting)?.text()).toBe("made by this send");
   });
 });
 

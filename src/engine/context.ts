@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import { QueueError } from "../core/errors.js";
-import { type EngineDefaults, queueRecord } from "./queue-settings.js";
+import { deadLetterQueueRecord, type EngineDefaults, queueRecord } from "./queue-settings.js";
 import type { QueueRecord } from "./records.js";
 import type { QueueStore } from "./store.js";
 import type { Waiters } from "./waiters.js";
@@ -31,8 +31,20 @@ export function queueToSendTo(context: EngineContext, name: string): QueueRecord
   if (found !== undefined) return found;
   if (!context.createQueues) throw queueNotFound(name);
   const created = queueRecord(name, {}, context.defaults, context.clock.now());
-  context.store.putQueue(created);
+  storeNewQueue(context, created);
   return created;
+}
+
+/**
+ * Stores a new queue and, when it names a dead-letter queue that does not exist yet, that queue
+ * too: what a queue's settings point at exists from the start (an SQS client reading its
+ * RedrivePolicy finds the queue it names).
+ */
+export function storeNewQueue(context: EngineContext, record: QueueRecord): void {
+  context.store.putQueue(record);
+  const deadLetterQueue = record.deadLetterQueue;
+  if (deadLetterQueue !== null && context.store.getQueue(deadLetterQueue) === undefined)
+    context.store.putQueue(deadLetterQueueRecord(deadLetterQueue, record, record.createdAt));
 }
 
 /**

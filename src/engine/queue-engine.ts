@@ -1,7 +1,7 @@
 import type { QueueInfo, QueueOptions, QueueStats } from "../core/admin.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { QueueError } from "../core/errors.js";
-import { type EngineContext, existingQueue, tokenSource } from "./context.js";
+import { type EngineContext, existingQueue, storeNewQueue, tokenSource } from "./context.js";
 import { type RedriveOptions, redrive } from "./dead-letters.js";
 import { cancelScheduled, defer, receiveDeferred } from "./deferral.js";
 import { type EngineMessage, receive, type SendOutcome, send } from "./delivery.js";
@@ -252,7 +252,7 @@ export class QueueEngine {
     return this.#context.store.transaction(() => {
       if (this.#context.store.getQueue(name) !== undefined)
         throw new QueueError("QueueAlreadyExists", `queue ${name} already exists`);
-      this.#context.store.putQueue(record);
+      storeNewQueue(this.#context, record);
       return queueInfo(record);
     });
   }

@@ -54,6 +54,18 @@ export function resolveEngineDefaults(options: Partial<EngineDefaults>): EngineD
   };
 }
 
+/**
+ * The dead-letter queue of the queue `record` describes, as `deadLetterQueueOf` answers it on
+ * every provider: `QueueNotFound` for no queue, `Unsupported` for one without a dead-letter queue
+ * (where `deadLetterMessage` fails the same way).
+ */
+export function deadLetterQueueOfRecord(name: string, record: QueueRecord | undefined): string {
+  if (record === undefined) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+  if (record.deadLetterQueue === null)
+    throw new QueueError("Unsupported", `queue ${name} has no dead-letter queue`);
+  return record.deadLetterQueue;
+}
+
 /** The engine's name for a queue's dead-letter queue: `<name>-dlq`, with `.fifo` kept last. */
 export function deadLetterQueueName(name: string): string {
   return name.endsWith(FIFO_SUFFIX)

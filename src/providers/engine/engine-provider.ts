@@ -10,7 +10,7 @@ import type {
 } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
 import { type QueueEngine, type RunWrite, runNow } from "../../engine/queue-engine.js";
-import { deadLetterQueueName, queueInfo } from "../../engine/queue-settings.js";
+import { deadLetterQueueOfRecord, queueInfo } from "../../engine/queue-settings.js";
 import type { LockReference, MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
 import { WriteBatcher } from "../../engine/write-batcher.js";
@@ -299,8 +299,7 @@ class EngineAdmin implements QueueAdmin {
   }
 
   async deadLetterQueueOf(name: string): Promise<string> {
-    const record = this.#engine.getQueueRecord(name);
-    return record?.deadLetterQueue ?? deadLetterQueueName(name);
+    return deadLetterQueueOfRecord(name, this.#engine.getQueueRecord(name));
   }
 
   async redrive(deadLetterQueue: string, target?: string): Promise<number> {

@@ -3,7 +3,7 @@ import type { Clock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
 import { validateQueueName } from "../../core/validation.js";
 import {
-  deadLetterQueueName,
+  deadLetterQueueOfRecord,
   deadLetterQueueRecord,
   type EngineDefaults,
   queueInfo,
@@ -172,8 +172,7 @@ export class PostgresQueues implements QueueAdmin {
 
   async deadLetterQueueOf(name: string): Promise<string> {
     validateQueueName(name);
-    const queue = await this.find(name);
-    return queue?.record.deadLetterQueue ?? deadLetterQueueName(name);
+    return deadLetterQueueOfRecord(name, (await this.find(name))?.record);
   }
 
   async redrive(deadLetterQueue: string, target?: string): Promise<number> {

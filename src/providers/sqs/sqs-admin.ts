@@ -234,7 +234,9 @@ export class SqsAdmin implements QueueAdmin {
     const context = this.#context();
     const queue = await this.#sqs.directory.resolve(name, context);
     const settings = await this.#sqs.directory.settings(queue, context);
-    return settings.redrive?.deadLetterQueue ?? deadLetterQueueName(name);
+    if (settings.redrive === null)
+      throw new QueueError("Unsupported", `queue ${name} has no dead-letter queue (no RedrivePolicy)`);
+    return settings.redrive.deadLetterQueue;
   }
 
   redrive(deadLetterQueue: string, target?: string): Promise<number> {

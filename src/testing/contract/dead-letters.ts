@@ -1,8 +1,10 @@
 import { expect } from "vitest";
+import { QueueError } from "../../core/errors.js";
 import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../engine/dead-letters.js";
+import { expectCode } from "./harness.js";
 import { contractCase, type Suite } from "./suite.js";
 
-/** C20–C23: dead letters. */
+/** C20–C24: dead letters. */
 export function deadLetterCases(suite: Suite): void {
   contractCase(
     suite,
@@ -100,6 +102,27 @@ export function deadLetterCases(suite: Suite): void {
         expect(dead?.messageId).toBe(id);
         expect(dead?.attributes[DEAD_LETTER_ATTRIBUTES.reason]).toBe(DEAD_LETTER_REASONS.expired);
       }
+    },
+  );
+
+  contractCase(
+    suite,
+    "C24 deadLetterQueueOf and deadLetterMessage agree: a queue without a dead-letter queue answers Unsupported from both",
+    async (h) => {
+      const client = await h.client();
+      let queue: string;
+      try {
+        queue = await h.queue(client, { deadLetterQueue: null });
+      } catch (error) {
+        // Where every queue has a dead-letter queue of its own (Service Bus), there is none to lack.
+        if (QueueError.is(error, "Unsupported")) return;
+        throw error;
+      }
+      await expectCode(client.admin.deadLetterQueueOf(queue), "Unsupported");
+      await client.sendMessage(queue, "nowhere to go");
+      const message = await client.receiveMessage(queue);
+      await expectCode(client.deadLetterMessage(message!.receiptHandle, "Poison"), "Unsupported");
+      await client.completeMessage(message!.receiptHandle);
     },
   );
 }

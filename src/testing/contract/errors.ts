@@ -4,15 +4,8 @@ import type { QueueClient } from "../../core/queue-client.js";
 import { StandardQueueClient } from "../../core/standard-queue-client.js";
 import { createMemoryProvider } from "../../providers/memory/memory-provider.js";
 import { FailingProvider } from "../failing-provider.js";
-import { type Harness, isPending, rejection } from "./harness.js";
+import { expectCode, type Harness, isPending, rejection } from "./harness.js";
 import { contractCase, type Suite } from "./suite.js";
-
-async function expectCode(call: Promise<unknown>, code: string): Promise<QueueError> {
-  const error = await rejection(call);
-  expect(error).toBeInstanceOf(QueueError);
-  expect((error as QueueError).code).toBe(code);
-  return error as QueueError;
-}
 
 /** A standard client over a failing double of the provider under test (or of memory, for other clients). */
 async function clientOverDouble(
@@ -51,6 +44,7 @@ export function errorCases(suite: Suite): void {
       await expectCode(client.admin.getQueueStats(missing), "QueueNotFound");
       await expectCode(client.admin.purgeQueue(missing), "QueueNotFound");
       await expectCode(client.admin.deleteQueue(missing), "QueueNotFound");
+      await expectCode(client.admin.deadLetterQueueOf(missing), "QueueNotFound");
       expect(await client.admin.getQueue(missing)).toBeNull();
       expect(await client.admin.listQueues(missing)).toEqual([]);
     },

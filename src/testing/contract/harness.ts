@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { expect } from "vitest";
 import type { QueueOptions } from "../../core/admin.js";
 import type { Capabilities } from "../../core/capabilities.js";
 import { VirtualClock } from "../../core/clock.js";
+import { QueueError } from "../../core/errors.js";
 import type { QueueClient } from "../../core/queue-client.js";
 
 /** What the suite tells `makeClient` for each client it asks for. */
@@ -29,6 +31,12 @@ export interface ContractOptions {
   delayUnitMs?: number;
   /** How many messages C60's receivers drain (default 2 000; fewer for a server that is slow by design). */
   loadMessages?: number;
+  /**
+   * Cases the server under test is known to fail for reasons of its own, by id, with the reason:
+   * skipped and listed with it at the end, never passed in silence (for an emulator that differs
+   * from the service it emulates).
+   */
+  knownDifferences?: Readonly<Record<string, string>>;
 }
 
 /** The options with their defaults filled in. */
@@ -50,6 +58,14 @@ export function resolveContractOptions(options: ContractOptions): ResolvedContra
     delayUnitMs: options.delayUnitMs ?? 1_000,
     loadMessages: options.loadMessages ?? 2_000,
   };
+}
+
+/** Fails unless `call` rejects with a QueueError of `code`; resolves that error. */
+export async function expectCode(call: Promise<unknown>, code: string): Promise<QueueError> {
+  const error = await rejection(call);
+  expect(error).toBeInstanceOf(QueueError);
+  expect((error as QueueError).code).toBe(code);
+  return error as QueueError;
 }
 
 /** One test's clients, queues and time. */

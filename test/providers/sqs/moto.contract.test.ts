@@ -6,6 +6,13 @@
 // attributes, a scan of every message, on each send and receive, so 2,000 messages take about a
 // minute to send and three to drain. That is its cost, not a difference in meaning.
 //
+// C42 (two concurrent accepts of the next session get two groups) is a known difference, skipped
+// with its reason: a long poll on moto keeps the message groups that were in flight when it began
+// as in flight for as long as it lasts (it copies Queue.pending_message_groups once, in
+// receive_message in moto/sqs/models.py), so a group given back meanwhile with
+// ChangeMessageVisibility 0 reaches it only when another message's lock ends. SQS hands such a
+// group to the waiting poll; our own server does too (sqs.contract.test.ts runs C42).
+//
 // C13 and C14 (a settle with a receipt received again since, or settled already) pass because
 // the provider refuses receipts it knows to be spent: moto, like AWS, answers them with success
 // (moto matches any receipt a message ever had, Message.had_receipt_handle in moto/sqs/models.py,
@@ -30,7 +37,8 @@ import {
 } from "../../support/moto-server.js";
 
 const SUITE = "sqs on moto";
-const LOCK_MS = 1_000;
+// moto answers a receive in tens of milliseconds under load: a 1 s lock can end between two steps of a case.
+const LOCK_MS = 3_000;
 
 // moto's send scans the whole queue, so C01's 1,000 concurrent sends take about 15 s.
 vi.setConfig({ testTimeout: 45_000 });
@@ -73,6 +81,9 @@ if (!python.found) {
     lockDurationMs: LOCK_MS,
     delayUnitMs: 1_000,
     loadMessages: 200,
+    knownDifferences: {
+      C42: "a long poll keeps the groups in flight when it began as in flight while it lasts (see the file's head)",
+    },
   });
 
   describe("moto beside the contract", () => {
@@ -91,7 +102,8 @@ if (!python.found) {
 
     /** A new queue with the suite's lock duration. */
     async function queue(on: QueueClient, options: QueueOptions = {}): Promise<string> {
-      const name = `moto-${process.pid}-${++queues}`;
+      const fifo = options.requiresSession === true ? ".fifo" : "";
+      const name = `moto-${process.pid}-${++queues}${fifo}`;
       await on.admin.createQueue(name, { lockDurationMs: LOCK_MS, ...options });
       return name;
     }

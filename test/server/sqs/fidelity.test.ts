@@ -8,6 +8,7 @@ import {
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
+  GetQueueUrlCommand,
   ListQueuesCommand,
   PurgeQueueCommand,
   ReceiveMessageCommand,
@@ -367,5 +368,22 @@ describe("SQS server: fidelity to AWS SQS", () => {
       new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["ApproximateNumberOfMessagesNotVisible"] }),
     );
     expect(stats.Attributes?.ApproximateNumberOfMessagesNotVisible).toBe("1");
+  });
+
+  it("a queue made with the engine's default dead-letter queue has that queue: its RedrivePolicy names a queue that exists", async () => {
+    const name = queueName("engine-made");
+    engine().createQueue(name, { maxDeliveryCount: 3 });
+    const { QueueUrl } = await sqs().send(new GetQueueUrlCommand({ QueueName: name }));
+    const { Attributes } = await sqs().send(
+      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["RedrivePolicy"] }),
+    );
+    const policy = JSON.parse(Attributes!.RedrivePolicy!) as {
+      deadLetterTargetArn: string;
+      maxReceiveCount: number;
+    };
+    expect(policy.maxReceiveCount).toBe(3);
+    const target = policy.deadLetterTargetArn.slice(policy.deadLetterTargetArn.lastIndexOf(":") + 1);
+    expect(target).toBe(`${name}-dlq`);
+    expect((await sqs().send(new GetQueueUrlCommand({ QueueName: target }))).QueueUrl).toContain(target);
   });
 });

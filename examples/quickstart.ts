@@ -1,5 +1,5 @@
 // A producer and a consumer on the embedded default (a SQLite file), printing what they do.
-// Run it with `npm start`; set QUEUE_URL to try another provider, e.g. QUEUE_URL=memory: npm start.
+// Run it with `npm run example`; set QUEUE_URL to try another provider, e.g. QUEUE_URL=memory: npm run example.
 import { createClient, type ReceivedMessage } from "../src/index.js";
 
 const url = process.env.QUEUE_URL ?? "sqlite:./queue-runtime.db";

@@ -176,8 +176,31 @@ async function startSqs(
       ? "  credentials: not checked (--no-auth)"
       : `  credentials: access key ${credentials.accessKeyId}, secret ${values["secret-key"] === undefined ? credentials.secretAccessKey : "(as given)"}`,
   );
-  log(`  try:         aws sqs list-queues --endpoint-url ${server.endpoint} --region ${values.region}`);
+  log(
+    `  try:         ${awsCliCommand(server.endpoint, values.region, credentials, values["secret-key"] !== undefined)}`,
+  );
   return server;
+}
+
+/**
+ * An AWS CLI command that lists the server's queues, with the credentials it signs with: the
+ * access key, and the secret unless it was given on the command line (a placeholder then, so the
+ * secret is never printed). Without auth any key pair does, but the CLI still needs one.
+ */
+function awsCliCommand(
+  endpoint: string,
+  region: string,
+  credentials: { accessKeyId: string; secretAccessKey: string } | null,
+  secretGiven: boolean,
+): string {
+  const { accessKeyId, secretAccessKey } = credentials ?? DEFAULT_CREDENTIALS;
+  const secret = secretGiven ? "<your --secret-key>" : secretAccessKey;
+  return `AWS_ACCESS_KEY_ID=${shellWord(accessKeyId)} AWS_SECRET_ACCESS_KEY=${shellWord(secret)} aws sqs list-queues --endpoint-url ${endpoint} --region ${shellWord(region)}`;
+}
+
+/** `word` as one shell word: as it is when it is plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The Service Bus endpoints' options when `--servicebus` is given; its flags without it are a mistake. */

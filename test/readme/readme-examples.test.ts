@@ -1,0 +1,80 @@
+// The README's Quickstart and Sessions blocks, run as written (their `queue-runtime` imports
+// pointed at the sources) in a directory of their own, and type-checked.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createClient } from "../../src/index.js";
+import { markedBlock, readText, root, runTypeScript, writeExample } from "./markdown.js";
+
+const directory = mkdtempSync(join(tmpdir(), "queue-runtime-readme-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+const readme = readText("README.md");
+
+describe("README examples", () => {
+  it("the Quickstart runs as written: the message is handled and completed, nothing left behind", async () => {
+    const file = writeExample(directory, "quickstart", markedBlock(readme, "quickstart"));
+    const ran = await runTypeScript(file, directory);
+    expect(ran.stderr).toBe("");
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain("order 42 from acme");
+
+    const client = await createClient(`sqlite:${join(directory, "queues.db")}`);
+    try {
+      const stats = await client.admin.getQueueStats("orders");
+      expect(stats).toMatchObject({ active: 0, inFlight: 0, delayed: 0, deadLettered: 0 });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("the Sessions example runs twice in a row on the same file, the second run reading the state the first set", async () => {
+    const file = writeExample(directory, "sessions", markedBlock(readme, "sessions"));
+    const first = await runTypeScript(file, directory);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe("state: null\nauthorize\ncapture\n");
+
+    const second = await runTypeScript(file, directory);
+    expect(second.stderr).toBe("");
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe('state: {"step":"captured"}\nauthorize\ncapture\n');
+  }, 60_000);
+
+  it("the Sessions example says that getSessionState() returns bytes and how to read them", () => {
+    const sessions = markedBlock(readme, "sessions");
+    expect(sessions).toMatch(/getSessionState\(\)[^\n]*\n?[^\n]*Uint8Array/);
+    expect(sessions).toContain("new TextDecoder().decode(");
+  });
+
+  it("both blocks type-check under the project's compiler options", async () => {
+    const checked = mkdtempSync(join(tmpdir(), "queue-runtime-readme-tsc-"));
+    try {
+      const files = [
+        writeExample(checked, "quickstart", markedBlock(readme, "quickstart")),
+        writeExample(checked, "sessions", markedBlock(readme, "sessions")),
+      ];
+      writeFileSync(
+        join(checked, "tsconfig.json"),
+        JSON.stringify({
+          extends: join(root, "tsconfig.json"),
+          compilerOptions: { typeRoots: [join(root, "node_modules", "@types")], noEmit: true },
+          files,
+          include: [],
+        }),
+      );
+      const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+      const output = await new Promise<string>((resolve) =>
+        execFile(process.execPath, [tsc, "-p", join(checked, "tsconfig.json")], (error, stdout, stderr) =>
+          resolve(error === null ? "" : `${stdout}${stderr}` || String(error)),
+        ),
+      );
+      expect(output).toBe("");
+    } finally {
+      rmSync(checked, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -62,12 +62,12 @@ describe("queue URLs", () => {
     try {
       const path = join(directory, "a.db");
       for (const refused of [
-        createClient(`sqlite:${path}?maxDeliveryCount=0`),
-        createClient({ provider: { type: "sqlite", path, lockDurationMs: 0 } }),
-        createClient({ provider: { type: "sqlite", path }, retryPolicy: { multiplier: 0 } }),
-        createClient({ provider: { type: "sqlite", path }, timeouts: { operationMs: 0 } }),
+        () => createClient(`sqlite:${path}?maxDeliveryCount=0`),
+        () => createClient({ provider: { type: "sqlite", path, lockDurationMs: 0 } }),
+        () => createClient({ provider: { type: "sqlite", path }, retryPolicy: { multiplier: 0 } }),
+        () => createClient({ provider: { type: "sqlite", path }, timeouts: { operationMs: 0 } }),
       ]) {
-        await expect(refused).rejects.toMatchObject({ code: "Configuration" });
+        await expect(refused()).rejects.toMatchObject({ code: "Configuration" });
         expect(existsSync(path)).toBe(false);
       }
       // Nothing of the refused attempts was kept for the file: these options are the ones used.

@@ -67,7 +67,13 @@ describe("journal store", () => {
     const client = await open(path, clock);
     await workload(client, clock);
     const before = holdings(openStores.get(path)!);
-    expect(before.map((queue) => queue.record.name)).toEqual(["dead", "orders.fifo", "work"]);
+    expect(before.map((queue) => queue.record.name)).toEqual([
+      "dead",
+      "dead-dlq",
+      "orders-dlq.fifo",
+      "orders.fifo",
+      "work",
+    ]);
     expect(before.find((queue) => queue.record.name === "dead")!.messages).toHaveLength(1);
     await client.close();
 

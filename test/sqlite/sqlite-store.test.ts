@@ -142,7 +142,7 @@ describe("sqlite store", () => {
     expect(await before.receiveMessage("plain")).not.toBeNull();
     await before.close();
     const after = await createClient(`sqlite:${path}`);
-    expect(await after.admin.listQueues()).toEqual(["kept.fifo", "plain"]);
+    expect(await after.admin.listQueues()).toEqual(["kept-dlq.fifo", "kept.fifo", "plain", "plain-dlq"]);
     expect((await after.admin.getQueue("kept.fifo"))?.fifo).toBe(true);
     const session = await after.acceptSession("kept.fifo");
     expect((await session.receiveMessages(10)).map((message) => message.text())).toEqual(["one", "two"]);

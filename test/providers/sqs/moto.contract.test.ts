@@ -2,9 +2,13 @@
 // (https://github.com/getmoto/moto, checked with 5.2.1), so that a misreading of SQS shared by our
 // provider and our own server (sqs.contract.test.ts) does not pass unseen.
 //
-// Every contract case runs, C60 with 200 messages rather than 2,000: moto computes the queue's
-// attributes, a scan of every message, on each send and receive, so 2,000 messages take about a
-// minute to send and three to drain. That is its cost, not a difference in meaning.
+// C60 (8 receivers draining one queue, each message once) is a known difference too: moto's
+// receive is not atomic under concurrent requests (its server handles them on threads, and
+// receive_message reads and marks the queue's messages without a lock), so now and then two
+// receivers get the same message within its lock. Seen here about once in five runs of the file:
+// the provider then refuses the first receipt, spent by the second receive. The case is given 200
+// messages rather than 2,000 (moto scans the whole queue on every send and receive: 2,000 take
+// minutes) for when it runs against a moto without the race.
 //
 // C42 (two concurrent accepts of the next session get two groups) is a known difference, skipped
 // with its reason: a long poll on moto keeps the message groups that were in flight when it began
@@ -82,6 +86,7 @@ if (!python.found) {
     delayUnitMs: 1_000,
     loadMessages: 200,
     knownDifferences: {
+      C60: "two concurrent receives can return the same message (see the file's head)",
       C42: "a long poll keeps the groups in flight when it began as in flight while it lasts (see the file's head)",
     },
   });

@@ -2,7 +2,7 @@ import { QueueError } from "../core/errors.js";
 import type { OutgoingMessage } from "../core/provider.js";
 import { type EngineContext, queueToReceiveFrom, queueToSendTo } from "./context.js";
 import { DEAD_LETTER_REASONS, dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
-import { deliveriesExhausted, maintain } from "./maintenance.js";
+import { deliveriesExhausted, maintain, maintainSourcesOf } from "./maintenance.js";
 import { newMessageId } from "./message-ids.js";
 import type { MessageRecord, QueueRecord } from "./records.js";
 
@@ -127,16 +127,34 @@ export function receive(
     maintain(context, queue, now);
     const lockedUntil = now + (lockDurationMs ?? queue.lockDurationMs);
     const received: MessageRecord[] = [];
-    for (let round = 0; round < 4 && received.length < max; round++) {
-      const before = received.length;
-      if (queue.fifo) receiveGroups(context, queue, max, lockedUntil, now, received);
-      else
-        for (const message of store.readyMessages(queue.name, max - received.length))
-          if (lockForDelivery(context, queue, message, lockedUntil, now)) received.push(message);
-      if (received.length === before) break;
+    lockReady(context, queue, max, lockedUntil, now, received);
+    // A dead-letter queue that had nothing may have dead letters its sources have not moved yet;
+    // looked for only then, so the receives of a busy queue never read the list of queues.
+    if (received.length === 0 && !queue.fifo) {
+      maintainSourcesOf(context, queue.name, now);
+      lockReady(context, queue, max, lockedUntil, now, received);
     }
     return received;
   });
+}
+
+/** Locks up to `max` ready messages of `queue` for delivery, adding them to `received`. */
+function lockReady(
+  context: EngineContext,
+  queue: QueueRecord,
+  max: number,
+  lockedUntil: number,
+  now: number,
+  received: MessageRecord[],
+): void {
+  for (let round = 0; round < 4 && received.length < max; round++) {
+    const before = received.length;
+    if (queue.fifo) receiveGroups(context, queue, max, lockedUntil, now, received);
+    else
+      for (const message of context.store.readyMessages(queue.name, max - received.length))
+        if (lockForDelivery(context, queue, message, lockedUntil, now)) received.push(message);
+    if (received.length === before) break;
+  }
 }
 
 // A FIFO queue delivers a group's messages in order and holds the group until they are settled.

@@ -72,6 +72,17 @@ export function unlockGroup(context: EngineContext, queue: QueueRecord, group: G
 }
 
 /**
+ * Applies what time has done to the queues that dead-letter into `deadLetterQueue` (locks that
+ * ended with their deliveries used up, time to live that ran out), so a read of a dead-letter
+ * queue finds what moved there by itself even before its source queue was read again.
+ */
+export function maintainSourcesOf(context: EngineContext, deadLetterQueue: string, now: number): void {
+  for (const source of context.store.listQueues())
+    if (source.deadLetterQueue === deadLetterQueue && source.name !== deadLetterQueue)
+      maintain(context, source, now);
+}
+
+/**
  * Applies what time has done to a queue: delays that ended make messages ready, locks that
  * ended release their messages, and messages whose time to live ended are dropped or
  * dead-lettered. Each pass handles a bounded number, oldest first.

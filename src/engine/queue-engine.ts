@@ -5,7 +5,7 @@ import { type EngineContext, existingQueue, storeNewQueue, tokenSource } from ".
 import { type RedriveOptions, redrive } from "./dead-letters.js";
 import { cancelScheduled, defer, receiveDeferred } from "./deferral.js";
 import { type EngineMessage, receive, type SendOutcome, send } from "./delivery.js";
-import { maintain, unlockGroup } from "./maintenance.js";
+import { maintain, maintainSourcesOf, unlockGroup } from "./maintenance.js";
 import { type EngineDefaults, queueInfo, queueRecord, resolveEngineDefaults } from "./queue-settings.js";
 import type { LockReference, MessageRecord, QueueRecord } from "./records.js";
 import {
@@ -306,10 +306,14 @@ export class QueueEngine {
       const queue = existingQueue(this.#context, name);
       const now = this.#context.clock.now();
       maintain(this.#context, queue, now);
+      maintainSourcesOf(this.#context, name, now);
       const counts = store.countMessages(name);
       let deadLettered = 0;
-      if (queue.deadLetterQueue !== null && store.getQueue(queue.deadLetterQueue) !== undefined) {
-        const dead = store.countMessages(queue.deadLetterQueue);
+      const deadLetters = queue.deadLetterQueue === null ? undefined : store.getQueue(queue.deadLetterQueue);
+      if (deadLetters !== undefined) {
+        // Dead letters whose time to live ran out are gone before they are counted.
+        maintain(this.#context, deadLetters, now);
+        const dead = store.countMessages(deadLetters.name);
         deadLettered = dead.ready + dead.delayed + dead.locked;
       }
       return { active: counts.ready, inFlight: counts.locked, delayed: counts.delayed, deadLettered };

@@ -1,0 +1,130 @@
+import { randomBytes } from "node:crypto";
+import fc from "fast-check";
+import { describe, test } from "vitest";
+import { VirtualClock } from "../../core/clock.js";
+import type { QueueClient } from "../../core/queue-client.js";
+import { CreateQueue, commandArbitraries, queueOptionsArbitrary, type WorldCommand } from "./commands.js";
+import type { ModelQueueOptions } from "./queue-model.js";
+import { World } from "./world.js";
+
+export { QueueModel } from "./queue-model.js";
+
+/** What `makeClient` is told for each client a run asks for. */
+export interface ModelRunContext {
+  /** The run's virtual clock: the provider must keep time by it. */
+  readonly clock: VirtualClock;
+  /** Unique per run: clients made with the same namespace must share their queues. */
+  readonly namespace: string;
+}
+
+/** Makes a client of the provider under test that does not create queues on first use. */
+export type MakeModelClient = (context: ModelRunContext) => Promise<QueueClient>;
+
+/** How many runs, how long, and from which seed. */
+export interface ModelCheckOptions {
+  /** The seed of the fixed run (default 20_260_101). */
+  seed?: number;
+  /** Runs per test (default 100). */
+  numRuns?: number;
+  /** The most commands in one run (default 40). */
+  maxCommands?: number;
+  /** The vitest timeout of each test (default 30 000 ms). */
+  timeoutMs?: number;
+}
+
+/**
+ * Declares the model-based tests of one provider: random sequences of commands on standard
+ * queues, each done on the reference model and on the provider, compared after every step. One
+ * test runs a fixed seed (reproducible in CI); another a new seed each time, which fast-check
+ * prints with the shrunk sequence when it fails.
+ */
+export function checkAgainstModel(
+  name: string,
+  makeClient: MakeModelClient,
+  options: ModelCheckOptions = {},
+): void {
+  const numRuns = options.numRuns ?? 100;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  describe(`reference model: ${name}`, () => {
+    test(
+      "standard queues agree with the model (fixed seed)",
+      () => assertAgainstModel(makeClient, numRuns, options.maxCommands, options.seed ?? 20_260_101),
+      timeoutMs,
+    );
+    test(
+      "standard queues agree with the model (random seed)",
+      () => assertAgainstModel(makeClient, numRuns, options.maxCommands, randomBytes(4).readInt32LE()),
+      timeoutMs,
+    );
+  });
+}
+
+/** Runs the property: on failure fast-check's error names the seed, the path and the shrunk commands. */
+export async function assertAgainstModel(
+  makeClient: MakeModelClient,
+  numRuns: number,
+  maxCommands = 40,
+  seed?: number,
+): Promise<void> {
+  const commands = commandArbitraries.map((arbitrary) => arbitrary.map((command) => new Compared(command)));
+  await fc.assert(
+    fc.asyncProperty(
+      queueOptionsArbitrary,
+      fc.commands(commands, { maxCommands, size: "max" }),
+      (first, steps) =>
+        inWorld(makeClient, async (world) => {
+          // Every run starts with one queue, so few runs are spent on QueueNotFound alone.
+          await new Compared(new CreateQueue("qa", first)).run(world, world);
+          await fc.asyncModelRun(() => ({ model: world, real: world }), steps);
+        }),
+    ),
+    { numRuns, seed, verbose: 1 },
+  );
+}
+
+/**
+ * Runs one fixed sequence against a provider, each command compared on its own and nothing
+ * else read in between (no state comparison after each step): how a shrunk counterexample
+ * is kept as a regression test.
+ */
+export async function replayAgainstModel(
+  makeClient: MakeModelClient,
+  first: ModelQueueOptions,
+  steps: readonly WorldCommand[],
+): Promise<void> {
+  await inWorld(makeClient, async (world) => {
+    await new CreateQueue("qa", first).run(world, world);
+    for (const step of steps) await step.run(world, world);
+  });
+}
+
+/** Runs `use` in a fresh world: two clients of the provider sharing a namespace and a virtual clock, closed after. */
+async function inWorld(makeClient: MakeModelClient, use: (world: World) => Promise<void>): Promise<void> {
+  const clock = new VirtualClock();
+  const namespace = `m${randomBytes(4).toString("hex")}`;
+  const client = await makeClient({ clock, namespace });
+  const second = await makeClient({ clock, namespace });
+  try {
+    await use(new World(clock, client, second));
+  } finally {
+    await Promise.allSettled([client.close(), second.close()]);
+  }
+}
+
+/** A command followed by the comparison of every queue's state. */
+class Compared implements WorldCommand {
+  constructor(readonly command: WorldCommand) {}
+  /** As the command says. */
+  check(world: Readonly<World>): boolean {
+    return this.command.check(world);
+  }
+  /** Runs the command, then compares the queues. */
+  async run(model: World, world: World): Promise<void> {
+    await this.command.run(model, world);
+    await world.compareState();
+  }
+  /** The command's own description. */
+  toString(): string {
+    return String(this.command);
+  }
+}

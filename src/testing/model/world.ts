@@ -1,0 +1,131 @@
+import type { VirtualClock } from "../../core/clock.js";
+import type { ReceivedMessage } from "../../core/message.js";
+import type { QueueClient } from "../../core/queue-client.js";
+import type { ReceiptHandle } from "../../core/receipt-handle.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../../engine/dead-letters.js";
+import { realOutcome, sameOutcome, sameValue } from "./outcome.js";
+import { type DeadLetterMark, type ModelDelivery, QueueModel } from "./queue-model.js";
+
+/** A receipt the model and the provider both issued for one delivery. */
+export interface ReceiptPair {
+  readonly model: string;
+  readonly real: ReceiptHandle;
+  readonly body: string;
+}
+
+/** What a delivery looks like once both sides are reduced to what they must agree on. */
+export interface ComparableDelivery {
+  readonly body: string;
+  readonly deliveryCount: number;
+  readonly lockedUntil: number;
+  readonly deadLetter: DeadLetterMark | undefined;
+}
+
+/**
+ * One run's two sides: the reference model and a provider (two clients of it, sharing queues and
+ * the virtual clock), with the receipts both handed out so far. Receipts are never dropped: old
+ * ones are what settling twice, late or after a redelivery is tested with.
+ */
+export class World {
+  readonly model: QueueModel;
+  readonly clock: VirtualClock;
+  /** The client commands go through. */
+  readonly client: QueueClient;
+  /** Another client of the same provider, for settling by a receipt's text. */
+  readonly second: QueueClient;
+  readonly receipts: ReceiptPair[] = [];
+  /** The provider's id of each message stored, by body, to check that a repeated deduplication id answers the original. */
+  readonly realIds = new Map<string, string>();
+  #bodies = 0;
+
+  /** Starts the model at the clock's time. */
+  constructor(clock: VirtualClock, client: QueueClient, second: QueueClient) {
+    this.clock = clock;
+    this.client = client;
+    this.second = second;
+    this.model = new QueueModel(clock.now());
+  }
+
+  /** A body no message of this run had before: bodies are how the two sides' messages are matched. */
+  nextBody(): string {
+    return `m${++this.#bodies}`;
+  }
+
+  /** The receipt `index` counts back from the newest (recent receipts are the interesting ones); `undefined` when none. */
+  receipt(index: number): ReceiptPair | undefined {
+    if (this.receipts.length === 0) return undefined;
+    return this.receipts[this.receipts.length - 1 - (index % this.receipts.length)];
+  }
+
+  /** The client a settle goes through: the first, or the second by the receipt's text. */
+  settler(viaSecond: boolean, pair: ReceiptPair): { client: QueueClient; receipt: ReceiptHandle | string } {
+    return viaSecond
+      ? { client: this.second, receipt: String(pair.real) }
+      : { client: this.client, receipt: pair.real };
+  }
+
+  /**
+   * Compares the deliveries of one receive and remembers their receipts. From a queue that takes
+   * dead letters the order is not the semantics' business (it depends on when each arrived), so
+   * those are compared as sets.
+   */
+  matchDeliveries(queue: string, model: readonly ModelDelivery[], real: readonly ReceivedMessage[]): void {
+    const unordered = this.model.receivesDeadLetters(queue);
+    const order = (list: ComparableDelivery[]) =>
+      unordered ? [...list].sort((a, b) => a.body.localeCompare(b.body)) : list;
+    sameValue(`receive from ${queue}`, order(model.map(comparable)), order(real.map(comparableReal)));
+    for (const delivery of model) {
+      const match = real.find((message) => bodyText(message) === delivery.body)!;
+      this.receipts.push({ model: delivery.receipt, real: match.receiptHandle, body: delivery.body });
+    }
+  }
+
+  /**
+   * After every step: the same queues exist, and each has the same counts. The engine applies
+   * time to a queue only when that queue is read, so a queue's `deadLettered` or a dead-letter
+   * queue's counts can lag until the other queue is read (a disagreement of its own, kept in
+   * `known-differences.ts`). Every queue is read once before the comparison so that lag does not
+   * hide everything else the run would find.
+   */
+  async compareState(): Promise<void> {
+    const names = this.model.queueNames();
+    const listed = await this.client.admin.listQueues();
+    sameValue("queues", names, listed);
+    for (const name of names) {
+      const real = await realOutcome(() => this.client.admin.getQueueStats(name));
+      const both = sameOutcome(`stats of ${name}`, { ok: true, value: this.model.stats(name) }, real);
+      if (both !== undefined) sameValue(`stats of ${name}`, both.model, both.real);
+    }
+  }
+}
+
+/** The body of a received message as the text it was sent as. */
+export function bodyText(message: ReceivedMessage): string {
+  return Buffer.from(message.body).toString("utf8");
+}
+
+function comparable(delivery: ModelDelivery): ComparableDelivery {
+  return {
+    body: delivery.body,
+    deliveryCount: delivery.deliveryCount,
+    lockedUntil: delivery.lockedUntil,
+    deadLetter: delivery.deadLetter,
+  };
+}
+
+function comparableReal(message: ReceivedMessage): ComparableDelivery {
+  const reason = message.attributes[DEAD_LETTER_ATTRIBUTES.reason];
+  return {
+    body: bodyText(message),
+    deliveryCount: message.deliveryCount,
+    lockedUntil: message.lockedUntil.getTime(),
+    deadLetter:
+      reason === undefined
+        ? undefined
+        : {
+            reason,
+            description: message.attributes[DEAD_LETTER_ATTRIBUTES.description],
+            sourceQueue: message.attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue] ?? "",
+          },
+  };
+}

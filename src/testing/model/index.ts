@@ -43,8 +43,10 @@ export function checkAgainstModel(
   makeClient: MakeModelClient,
   options: ModelCheckOptions = {},
 ): void {
-  const numRuns = options.numRuns ?? 100;
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  // A campaign (`npm run test:model -- --runs N`) sets MODEL_RUNS: that many runs, and no timeout.
+  const campaign = campaignRuns();
+  const numRuns = campaign ?? options.numRuns ?? 100;
+  const timeoutMs = campaign === undefined ? (options.timeoutMs ?? 30_000) : 0;
   describe(`reference model: ${name}`, () => {
     test(
       "standard queues agree with the model (fixed seed)",
@@ -57,6 +59,12 @@ export function checkAgainstModel(
       timeoutMs,
     );
   });
+}
+
+/** The runs per test a campaign asks for in MODEL_RUNS, if it does. */
+function campaignRuns(): number | undefined {
+  const runs = Number(process.env.MODEL_RUNS);
+  return Number.isInteger(runs) && runs > 0 ? runs : undefined;
 }
 
 /** Runs the property: on failure fast-check's error names the seed, the path and the shrunk commands. */

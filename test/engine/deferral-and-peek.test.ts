@@ -10,6 +10,7 @@ import type { LockReference, MessageRecord } from "../../src/engine/records.js";
 import { SqliteStore } from "../../src/engine/sqlite/sqlite-store.js";
 import type { QueueStore } from "../../src/engine/store.js";
 import { VirtualClock } from "../../src/index.js";
+import { outgoingMessage } from "../support/outgoing-message.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-deferral-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -58,17 +59,7 @@ describe.each(STORES)("deferral, scheduled messages and peek ($name store)", (ki
     engine.createQueue("q");
     return { clock, open, engine };
   };
-  const body = (value: string, delayMs?: number): EngineMessage => ({
-    body: Buffer.from(value),
-    attributes: undefined,
-    sessionId: undefined,
-    correlationId: undefined,
-    messageId: undefined,
-    deduplicationId: undefined,
-    contentType: undefined,
-    timeToLiveMs: undefined,
-    delayMs,
-  });
+  const body = (value: string, delayMs?: number): EngineMessage => outgoingMessage(value, { delayMs });
   const receive = (engine: QueueEngine, max = 10) => engine.receive("q", max, (record) => ({ ...record }));
 
   it("a deferred message is never received, and is locked again by its sequence number", async () => {

@@ -2,27 +2,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { EngineMessage } from "../../src/engine/delivery.js";
 import { MemoryStore } from "../../src/engine/memory/memory-store.js";
 import { QueueEngine } from "../../src/engine/queue-engine.js";
 import { SqliteStore } from "../../src/engine/sqlite/sqlite-store.js";
 import type { QueueStore } from "../../src/engine/store.js";
+import { outgoingMessage } from "../support/outgoing-message.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-purge-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** A message of session `sessionId`. */
-const message = (text: string, sessionId: string): EngineMessage => ({
-  body: Buffer.from(text),
-  attributes: undefined,
-  sessionId,
-  correlationId: undefined,
-  messageId: undefined,
-  deduplicationId: undefined,
-  contentType: undefined,
-  timeToLiveMs: undefined,
-  delayMs: undefined,
-});
+const message = (text: string, sessionId: string) => outgoingMessage(text, { sessionId });
 
 const STORES: [string, () => QueueStore][] = [
   ["memory", () => new MemoryStore()],

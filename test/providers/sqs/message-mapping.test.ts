@@ -11,23 +11,15 @@ import {
   RESERVED_ATTRIBUTES,
 } from "../../../src/providers/sqs/message-mapping.js";
 import { parseReceipt } from "../../../src/providers/sqs/receipts.js";
+import { outgoingMessage } from "../../support/outgoing-message.js";
 
 const URL_OF_QUEUE = "http://127.0.0.1:9324/000000000000/orders";
 const queue = { name: "orders", url: URL_OF_QUEUE, fifo: false };
 const fifoQueue = { name: "orders.fifo", url: `${URL_OF_QUEUE}.fifo`, fifo: true };
 
 function outgoing(fields: Partial<OutgoingMessage> & { body: Uint8Array }): OutgoingMessage {
-  return {
-    attributes: undefined,
-    sessionId: undefined,
-    correlationId: undefined,
-    messageId: undefined,
-    deduplicationId: undefined,
-    contentType: undefined,
-    timeToLiveMs: undefined,
-    delayMs: undefined,
-    ...fields,
-  };
+  const { body, ...rest } = fields;
+  return outgoingMessage(body, rest);
 }
 
 /** What SQS hands back for a message sent as `encoded`. */

@@ -10,6 +10,7 @@ import { QueueEngine } from "../../../src/engine/queue-engine.js";
 import type { LockReference } from "../../../src/engine/records.js";
 import { ServiceBusAdminServer } from "../../../src/server/servicebus/admin/admin-server.js";
 import { type SasKey, sasSignature } from "../../../src/server/servicebus/sas.js";
+import { outgoingMessage } from "../../support/outgoing-message.js";
 import { adminClientFor, sampleStyleAdminClient } from "./admin-client.js";
 
 const KEY: SasKey = { keyName: "RootManageSharedAccessKey", key: "SAS_KEY_VALUE" };
@@ -33,17 +34,7 @@ async function start(sasKey: SasKey | null = KEY): Promise<Running> {
 }
 
 function message(body: string, options: { delayMs?: number; sessionId?: string } = {}): EngineMessage {
-  return {
-    body: new TextEncoder().encode(body),
-    attributes: undefined,
-    sessionId: options.sessionId,
-    correlationId: undefined,
-    messageId: undefined,
-    deduplicationId: undefined,
-    contentType: undefined,
-    timeToLiveMs: undefined,
-    delayMs: options.delayMs,
-  };
+  return outgoingMessage(body, options);
 }
 
 async function lock(engine: QueueEngine, queue: string, max: number): Promise<LockReference[]> {

@@ -14,6 +14,7 @@ import {
   readEmulatorConfig,
 } from "../../../src/server/servicebus/emulator-config.js";
 import { AZURE_QUEUE_DEFAULTS } from "../../../src/server/servicebus/queue-description.js";
+import { outgoingMessage } from "../../support/outgoing-message.js";
 
 // The official emulator's sample, as published (Azure/azure-service-bus-emulator-installer,
 // ServiceBus-Emulator/Config/Config.json), its `//` comments included.
@@ -138,17 +139,7 @@ function configError(text: string): QueueError {
 }
 
 function message(body: string, sessionId?: string): EngineMessage {
-  return {
-    body: new TextEncoder().encode(body),
-    attributes: undefined,
-    sessionId,
-    correlationId: undefined,
-    messageId: undefined,
-    deduplicationId: undefined,
-    contentType: undefined,
-    timeToLiveMs: undefined,
-    delayMs: undefined,
-  };
+  return outgoingMessage(body, { sessionId });
 }
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-sb-config-"));

@@ -9,6 +9,7 @@ import {
   uuidText,
 } from "../../../src/server/servicebus/lock-tokens.js";
 import { checkSasToken, parseSasToken, sasSignature } from "../../../src/server/servicebus/sas.js";
+import { outgoingMessage } from "../../support/outgoing-message.js";
 
 const key = { keyName: "RootManageSharedAccessKey", key: "SAS_KEY_VALUE" };
 const NOW = Date.UTC(2026, 11, 1);
@@ -75,19 +76,7 @@ describe("lock tokens", () => {
   it("name one lock of one message, and no other, without a table", async () => {
     const engine = new QueueEngine(new MemoryStore());
     engine.createQueue("q");
-    engine.send("q", [
-      {
-        body: new Uint8Array([1]),
-        attributes: undefined,
-        sessionId: undefined,
-        correlationId: undefined,
-        messageId: undefined,
-        deduplicationId: undefined,
-        contentType: undefined,
-        timeToLiveMs: undefined,
-        delayMs: undefined,
-      },
-    ]);
+    engine.send("q", [outgoingMessage(new Uint8Array([1]))]);
     const [locked] = await engine.receive("q", 1, (record) => ({ ...record }));
     const { seq } = locked!;
     const bytes = lockTokenBytes("q", seq, locked!.lockToken!);

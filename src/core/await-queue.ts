@@ -1,4 +1,15 @@
 import { type Clock, sleep } from "./clock.js";
+import { QueueError } from "./errors.js";
+
+/**
+ * What an accept of a session answers when its queue is not there: no next session came (a send
+ * would have made the queue), or the named session cannot be held on a queue that does not exist.
+ */
+export function noQueueToAcceptFrom(queue: string, sessionId: string | undefined): QueueError {
+  return sessionId === undefined
+    ? new QueueError("NoSessionAvailable", `no session of ${queue} was free in the time given`)
+    : new QueueError("QueueNotFound", `queue ${queue} does not exist`);
+}
 
 /** How often a read on a queue that does not exist yet looks again, at most. */
 export const QUEUE_POLL_MS = 1_000;

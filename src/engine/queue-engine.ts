@@ -5,7 +5,7 @@ import { type EngineContext, existingQueue, storeNewQueue, tokenSource } from ".
 import { type RedriveOptions, redrive } from "./dead-letters.js";
 import { cancelScheduled, defer, receiveDeferred } from "./deferral.js";
 import { type EngineMessage, receive, type SendOutcome, send } from "./delivery.js";
-import { maintain, maintainSourcesOf, unlockGroup } from "./maintenance.js";
+import { maintain, maintainSourcesOf, releaseGroupIfIdle } from "./maintenance.js";
 import { type EngineDefaults, queueInfo, queueRecord, resolveEngineDefaults } from "./queue-settings.js";
 import type { LockReference, MessageRecord, QueueRecord } from "./records.js";
 import {
@@ -167,7 +167,9 @@ export class QueueEngine {
   /** Up to `max` messages from sequence number `fromSeq` on, in order, whatever their state; nothing changes. */
   peek(queue: string, fromSeq: number, max: number): MessageRecord[] {
     const { store } = this.#context;
-    return store.transaction(() => store.peekMessages(this.#queue(queue).name, fromSeq, max));
+    return store.transaction(() =>
+      store.peekMessages(existingQueue(this.#context, queue).name, fromSeq, max),
+    );
   }
 
   /** Moves a locked message to the dead-letter queue. */
@@ -269,7 +271,7 @@ export class QueueEngine {
   /** Replaces a queue's settings (its messages stay). */
   updateQueue(record: QueueRecord): void {
     this.#context.store.transaction(() => {
-      this.#queue(record.name);
+      existingQueue(this.#context, record.name);
       this.#context.store.putQueue(record);
     });
     this.#context.waiters.notify(record.name);
@@ -278,7 +280,7 @@ export class QueueEngine {
   /** Deletes a queue and its messages. */
   deleteQueue(name: string): void {
     this.#context.store.transaction(() => {
-      this.#queue(name);
+      existingQueue(this.#context, name);
       this.#context.store.deleteQueue(name);
     });
     this.#context.waiters.notify(name);
@@ -328,7 +330,7 @@ export class QueueEngine {
   purge(name: string): number {
     const { store } = this.#context;
     return store.transaction(() => {
-      const queue = this.#queue(name);
+      const queue = existingQueue(this.#context, name);
       const counts = queue.fifo ? store.countMessages(name) : undefined;
       const heldGroups =
         counts === undefined
@@ -338,10 +340,8 @@ export class QueueEngine {
               .filter((message) => message.state === "locked" && message.sessionId !== undefined)
               .map((message) => message.sessionId!);
       const purged = store.purgeMessages(name);
-      for (const sessionId of new Set(heldGroups)) {
-        const group = store.getGroup(name, sessionId);
-        if (group?.lockKind === "messages") unlockGroup(this.#context, queue, group);
-      }
+      const now = this.#context.clock.now();
+      for (const sessionId of new Set(heldGroups)) releaseGroupIfIdle(this.#context, queue, sessionId, now);
       return purged;
     });
   }
@@ -360,12 +360,6 @@ export class QueueEngine {
   /** Wakes every waiting receive, for example after another process changed the store. */
   wakeAll(): void {
     this.#context.waiters.notifyAll();
-  }
-
-  #queue(name: string): QueueRecord {
-    const queue = this.#context.store.getQueue(name);
-    if (queue === undefined) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
-    return queue;
   }
 
   #untilSome<T>(

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { noQueueToAcceptFrom } from "../../core/await-queue.js";
 import type { Capabilities } from "../../core/capabilities.js";
 import type { Clock } from "../../core/clock.js";
 import type { PostgresProviderConfig, ProviderConfig } from "../../core/config.js";
@@ -205,15 +206,8 @@ export class PostgresProvider implements QueueProvider {
       sessionId === undefined
         ? await this.#queueToReceiveFrom(queue, deadline, context.signal)
         : await this.admin.require(queue);
-    if (source === undefined)
-      throw new QueueError("NoSessionAvailable", `no session of ${queue} was free in the time given`);
+    if (source === undefined) throw noQueueToAcceptFrom(queue, sessionId);
     return acceptPostgresSession(this.#sessions, source, sessionId, deadline, context);
-  }
-
-  /** Vacuums the tables whose dead rows passed the threshold now; the names of those vacuumed. */
-  async vacuum(): Promise<string[]> {
-    await this.#open();
-    return this.#vacuum.vacuumDue();
   }
 
   /** Ends the pool it made (an application's pool stays open). */
@@ -232,10 +226,15 @@ export class PostgresProvider implements QueueProvider {
    * `deadline`; the first wait of this client starts listening for other processes' sends.
    */
   async #wait(queue: PostgresQueue, mark: number, deadline: number, signal: AbortSignal): Promise<void> {
-    this.#stopListening ??= listenForQueues(this.#signalKey, this.#pool, channelOf(this.#schema));
+    this.#listen();
     const due = await this.#messages.nextDue(queue);
     const until = Math.min(deadline, this.#clock.now() + FALLBACK_POLL_MS, due ?? Number.POSITIVE_INFINITY);
     await this.#wakeups.wait(queue.record.name, mark, until, signal);
+  }
+
+  /** Starts listening for other processes' sends, once: the first time a receive of this client waits. */
+  #listen(): void {
+    this.#stopListening ??= listenForQueues(this.#signalKey, this.#pool, channelOf(this.#schema));
   }
 
   /** The tables, made or migrated on first use; a failed attempt is tried again by the next call. */
@@ -267,7 +266,7 @@ export class PostgresProvider implements QueueProvider {
       if (found !== undefined) return found;
       if (!this.#createQueues) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
       if (this.#clock.now() >= deadline || signal.aborted) return undefined;
-      this.#stopListening ??= listenForQueues(this.#signalKey, this.#pool, channelOf(this.#schema));
+      this.#listen();
       await this.#wakeups.wait(name, mark, Math.min(deadline, this.#clock.now() + FALLBACK_POLL_MS), signal);
     }
   }

@@ -1,6 +1,6 @@
 import type { ServiceBusClient, ServiceBusReceiver } from "@azure/service-bus";
 import type { QueueAdmin } from "../../core/admin.js";
-import { awaitQueue } from "../../core/await-queue.js";
+import { awaitQueue, noQueueToAcceptFrom } from "../../core/await-queue.js";
 import type { Capabilities } from "../../core/capabilities.js";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { ProviderConfig, ServiceBusProviderConfig } from "../../core/config.js";
@@ -205,9 +205,7 @@ export class ServiceBusProvider implements QueueProvider {
     // The next free session may come with the send that makes the queue; a named one cannot be held
     // on a queue that does not exist.
     if (!(await this.#awaitQueue(queue, sessionId === undefined ? waitMs : 0, context.signal)))
-      throw sessionId === undefined
-        ? new QueueError("NoSessionAvailable", `no session of ${queue} was free in the time given`)
-        : new QueueError("QueueNotFound", `queue ${queue} does not exist`);
+      throw noQueueToAcceptFrom(queue, sessionId);
     const receiver = await acceptSdkSession(this.#sessionDeps, queue, sessionId, waitMs, context.signal);
     const session = new ServiceBusSession(receiver, queue, this.#sessionDeps, (closed) =>
       this.#sessions.delete(closed),

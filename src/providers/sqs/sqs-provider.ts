@@ -1,5 +1,5 @@
 import type { QueueAdmin } from "../../core/admin.js";
-import { awaitQueue } from "../../core/await-queue.js";
+import { awaitQueue, noQueueToAcceptFrom } from "../../core/await-queue.js";
 import type { Capabilities } from "../../core/capabilities.js";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { ProviderConfig, SqsProviderConfig } from "../../core/config.js";
@@ -200,10 +200,7 @@ export class SqsProvider implements QueueProvider {
       this.#sqs.clock.now() + (sessionId === undefined ? waitMs : 0),
       context,
     );
-    if (source === undefined)
-      throw sessionId === undefined
-        ? new QueueError("NoSessionAvailable", `no session of ${queue} was free in the time given`)
-        : new QueueError("QueueNotFound", `queue ${queue} does not exist`);
+    if (source === undefined) throw noQueueToAcceptFrom(queue, sessionId);
     const session = await acceptSession(this.#sqs, source, sessionId, waitMs, context, (closed) =>
       this.#sessions.delete(closed),
     );

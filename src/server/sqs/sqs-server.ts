@@ -153,13 +153,18 @@ export class SqsServer {
         });
       }
       const undo: (() => void)[] = [];
+      let longPoll = false;
       const output = await this.#service.handle(request, {
         origin,
         signal: controller?.signal ?? NEVER,
         senderId: verified?.accessKeyId ?? this.#accountId,
-        onUndelivered: (step) => undo.push(step),
+        onUndelivered: (step, waited) => {
+          undo.push(step);
+          longPoll ||= waited;
+        },
       });
-      if (controller !== undefined && undo.length > 0 && (await this.#callerLeft(controller, res))) {
+      // Only a long poll can have been woken by a send that came in with its caller's leaving.
+      if (controller !== undefined && longPoll && (await this.#callerLeft(controller, res))) {
         for (const step of undo) step();
         return;
       }

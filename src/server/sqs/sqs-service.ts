@@ -21,8 +21,11 @@ export interface CallContext {
   readonly signal: AbortSignal;
   /** Who sent the request (its access key id), reported as a message's `SenderId`. */
   readonly senderId: string;
-  /** Registers what to undo when the answer never reaches the caller (messages it would have carried). */
-  readonly onUndelivered: (undo: () => void) => void;
+  /**
+   * Registers what to undo when the answer never reaches the caller (messages it would have
+   * carried); `longPoll` when the call may have waited, so that its caller may have left meanwhile.
+   */
+  readonly onUndelivered: (undo: () => void, longPoll: boolean) => void;
 }
 
 /** What every handler works with. */

@@ -101,7 +101,7 @@ export const receiveHandlers: Handlers = {
             for (const { lock } of received) giveBackIfHeld(state, lock);
           })
           .catch(() => undefined);
-      });
+      }, waitSeconds > 0);
     if (attemptId !== undefined && received.length > 0)
       state.attempts.remember(
         queue.name,

@@ -25,15 +25,17 @@ function expiredHandle(receiptHandle: string): Error {
 /**
  * How a receipt stands against the message it names: the message is gone, was never received
  * (no receipt of it can be real), or this is its latest receipt, or an older one of a message
- * received again since.
+ * received again since (with the latest's lock token).
  */
-type ReceiptStanding = "gone" | "never-received" | "latest" | "superseded";
+type ReceiptStanding =
+  | { readonly kind: "gone" | "never-received" | "latest" }
+  | { readonly kind: "superseded"; readonly latestToken: string };
 
 function standingOf(state: ServiceState, lock: LockReference): ReceiptStanding {
   const latest = state.engine.lockTokenOf(lock.queue, lock.seq);
-  if (latest === undefined) return "gone";
-  if (latest === null) return "never-received";
-  return latest === lock.lockToken ? "latest" : "superseded";
+  if (latest === undefined) return { kind: "gone" };
+  if (latest === null) return { kind: "never-received" };
+  return latest === lock.lockToken ? { kind: "latest" } : { kind: "superseded", latestToken: latest };
 }
 
 /**
@@ -45,10 +47,10 @@ function standingOf(state: ServiceState, lock: LockReference): ReceiptStanding {
 function deleteMessage(state: ServiceState, queue: QueueRecord, receiptHandle: string): void {
   const lock = lockOfReceipt(queue.name, receiptHandle);
   const standing = standingOf(state, lock);
-  if (standing === "gone") return;
-  if (standing === "never-received") throw invalidHandle(receiptHandle);
+  if (standing.kind === "gone") return;
+  if (standing.kind === "never-received") throw invalidHandle(receiptHandle);
   if (queue.fifo) {
-    if (standing === "superseded") throw expiredHandle(receiptHandle);
+    if (standing.kind === "superseded") throw expiredHandle(receiptHandle);
     try {
       state.engine.complete(lock);
     } catch (error) {
@@ -57,7 +59,7 @@ function deleteMessage(state: ServiceState, queue: QueueRecord, receiptHandle: s
     }
     return;
   }
-  const latest = { ...lock, lockToken: state.engine.lockTokenOf(lock.queue, lock.seq)! };
+  const latest = standing.kind === "superseded" ? { ...lock, lockToken: standing.latestToken } : lock;
   state.engine.complete(latest, { allowExpired: true });
 }
 
@@ -78,9 +80,9 @@ function changeVisibility(
       `Value ${seconds} for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and 43200.`,
     );
   const lock = lockOfReceipt(queue.name, receiptHandle);
-  const standing = standingOf(state, lock);
-  if (standing === "gone" || standing === "never-received") throw invalidHandle(receiptHandle);
-  if (standing === "superseded") return;
+  const { kind } = standingOf(state, lock);
+  if (kind === "gone" || kind === "never-received") throw invalidHandle(receiptHandle);
+  if (kind === "superseded") return;
   try {
     state.engine.extendLock(lock, seconds * 1000);
   } catch (error) {

@@ -68,15 +68,20 @@ export class ReceivedMessages {
   }
 
   /**
-   * Takes a receipt for a settle under way, so a second settle of it at the same moment is refused;
-   * the function returned gives it back when the settle failed for another reason than the lock.
+   * Settles a receipt with `settle`: refused at once when spent, and spent from the start, so a
+   * second settle of it at the same moment is refused too; a settle that failed for another
+   * reason than the lock gives the receipt back for a retry.
    */
-  claim(receiptHandle: string): (error: unknown) => void {
+  async settle(receiptHandle: string, settle: () => Promise<unknown>): Promise<void> {
     this.assertHolds(receiptHandle);
     this.#spent.set(receiptHandle, true);
-    return (error) => {
+    try {
+      await settle();
+    } catch (error) {
       if (!QueueError.is(error, "InvalidReceipt")) this.#spent.delete(receiptHandle);
-    };
+      throw error;
+    }
+    this.#held.delete(receiptHandle);
   }
 
   /** `InvalidReceipt` for a receipt this client knows to be spent. */

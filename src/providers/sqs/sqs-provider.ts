@@ -146,26 +146,14 @@ export class SqsProvider implements QueueProvider {
 
   async completeMessage(receipt: ReceiptHandle, context: OperationContext): Promise<void> {
     const { url, handle } = parseReceipt(receipt);
-    const unclaim = this.#sqs.received.claim(handle);
-    try {
-      await this.#sqs.deletes.delete(url, handle, context);
-    } catch (error) {
-      unclaim(error);
-      throw error;
-    }
-    this.#sqs.received.forget(handle);
+    await this.#sqs.received.settle(handle, () => this.#sqs.deletes.delete(url, handle, context));
   }
 
   async abandonMessage(receipt: ReceiptHandle, delayMs: number, context: OperationContext): Promise<void> {
     const { url, handle } = parseReceipt(receipt);
-    const unclaim = this.#sqs.received.claim(handle);
-    try {
-      await changeVisibility(this.#sqs.http, url, handle, visibilitySeconds(delayMs), context);
-    } catch (error) {
-      unclaim(error);
-      throw error;
-    }
-    this.#sqs.received.forget(handle);
+    await this.#sqs.received.settle(handle, () =>
+      changeVisibility(this.#sqs.http, url, handle, visibilitySeconds(delayMs), context),
+    );
   }
 
   deadLetterMessage(

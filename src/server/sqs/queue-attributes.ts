@@ -2,6 +2,7 @@ import { QUEUE_ATTRIBUTE_NAMES, sqsError } from "../../aws/index.js";
 import type { QueueStats } from "../../core/admin.js";
 import type { QueueRecord } from "../../engine/records.js";
 import { hasFifoSuffix, type QueueAddresses } from "./queue-urls.js";
+import type { ServiceState } from "./sqs-service.js";
 
 /** The largest message SQS accepts, and its default `MaximumMessageSize`. */
 export const SQS_MAX_MESSAGE_BYTES = 1_048_576;
@@ -61,6 +62,15 @@ export interface AttributeContext {
   /** A queue by name, to check a redrive target. */
   readonly queue: (name: string) => QueueRecord | undefined;
   readonly now: number;
+}
+
+/** What the attribute checks need of the service now. */
+export function attributeContext(state: ServiceState): AttributeContext {
+  return {
+    addresses: state.addresses,
+    queue: (name) => state.engine.getQueueRecord(name),
+    now: state.clock.now(),
+  };
 }
 
 function invalidValue(name: string, value: string, reason: string): Error {

@@ -1,5 +1,6 @@
 import { sqsError } from "../../../aws/index.js";
 import type { QueueRecord } from "../../../engine/records.js";
+import { attributeContext, updatedQueueRecord } from "../queue-attributes.js";
 import type { Handlers, ServiceState } from "../sqs-service.js";
 
 /** The actions AddPermission may grant: the queue owner alone may call the others. */
@@ -50,15 +51,10 @@ function policyOf(state: ServiceState, queue: QueueRecord): AccessPolicy {
   };
 }
 
-/** The queue with `policy` as its `Policy` attribute; a policy left with no statements is removed. */
+/** The queue with `policy` as its `Policy` attribute, set as SetQueueAttributes would (no statements left removes it). */
 function withPolicy(state: ServiceState, queue: QueueRecord, policy: AccessPolicy): QueueRecord {
-  const properties: Record<string, string> = {
-    ...queue.properties,
-    LastModifiedTimestamp: String(state.clock.now()),
-  };
-  if (policy.Statement.length === 0) delete properties.Policy;
-  else properties.Policy = JSON.stringify(policy);
-  return { ...queue, properties };
+  const Policy = policy.Statement.length === 0 ? "" : JSON.stringify(policy);
+  return updatedQueueRecord(queue, { Policy }, attributeContext(state));
 }
 
 const invalidLabel = (label: string, reason: string) =>

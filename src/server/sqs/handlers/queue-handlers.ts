@@ -1,6 +1,6 @@
 import { sqsError } from "../../../aws/index.js";
 import {
-  type AttributeContext,
+  attributeContext,
   differingAttribute,
   newQueueRecord,
   renderAttributes,
@@ -12,14 +12,6 @@ import { isQueueName } from "../queue-urls.js";
 import type { Handlers, ServiceState } from "../sqs-service.js";
 
 const MAX_LIST_RESULTS = 1_000;
-
-function attributeContext(state: ServiceState): AttributeContext {
-  return {
-    addresses: state.addresses,
-    queue: (name) => state.engine.getQueueRecord(name),
-    now: state.clock.now(),
-  };
-}
 
 function checkMaxResults(maxResults: number | undefined): number {
   if (maxResults === undefined) return MAX_LIST_RESULTS;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { QueueOptions } from "../../core/admin.js";
-import { modelOutcome, realOutcome, sameOutcome, sameValue } from "./outcome.js";
+import { modelOutcome, realOutcome, sameOutcome, sameResult, sameValue } from "./outcome.js";
 import type { ModelQueueOptions, ModelSend } from "./queue-model.js";
 import type { World } from "./world.js";
 
@@ -146,10 +146,11 @@ export class Purge implements WorldCommand {
   }
   /** Purges on both sides; both must say how many went. */
   async run(_: World, world: World): Promise<void> {
-    const model = modelOutcome(() => world.model.purge(this.queue));
-    const real = await realOutcome(() => world.client.admin.purgeQueue(this.queue));
-    const both = sameOutcome(String(this), model, real);
-    if (both !== undefined) sameValue(`${this}: count`, both.model, both.real);
+    await sameResult(
+      String(this),
+      () => world.model.purge(this.queue),
+      () => world.client.admin.purgeQueue(this.queue),
+    );
   }
   /** How the step shows in a shrunk counterexample. */
   toString(): string {
@@ -272,11 +273,8 @@ export class Stats implements WorldCommand {
     return true;
   }
   /** Reads the counts on both sides. */
-  async run(_: World, world: World): Promise<void> {
-    const model = modelOutcome(() => world.model.stats(this.queue));
-    const real = await realOutcome(() => world.client.admin.getQueueStats(this.queue));
-    const both = sameOutcome(String(this), model, real);
-    if (both !== undefined) sameValue(String(this), both.model, both.real);
+  run(_: World, world: World): Promise<void> {
+    return world.compareStats(this.queue);
   }
   /** How the step shows in a shrunk counterexample. */
   toString(): string {

@@ -52,6 +52,12 @@ export function sameValue(what: string, model: unknown, real: unknown): void {
   if (m !== r) throw new ModelMismatch(`${what}: model ${m}, provider ${r}`);
 }
 
+/** Runs `model` and `real`, which must succeed or fail alike and, when they succeed, answer the same. */
+export async function sameResult<T>(what: string, model: () => T, real: () => Promise<T>): Promise<void> {
+  const both = sameOutcome(what, modelOutcome(model), await realOutcome(real));
+  if (both !== undefined) sameValue(what, both.model, both.real);
+}
+
 function describe(outcome: Outcome<unknown>): string {
   return outcome.ok ? "succeeded" : `failed with ${outcome.code}`;
 }

@@ -200,30 +200,17 @@ describe("SQS server: fidelity to AWS SQS", () => {
 
   it("a FIFO batch with an entry lacking its group or deduplication id fails as a whole, with InvalidParameterValue", async () => {
     const QueueUrl = await queue({ FifoQueue: "true" }, true);
-    const noGroup = await failure(
-      sqs().send(
-        new SendMessageBatchCommand({
-          QueueUrl,
-          Entries: [
-            { Id: "fine", MessageBody: "a", MessageGroupId: "g", MessageDeduplicationId: "d1" },
-            { Id: "no-group", MessageBody: "b", MessageDeduplicationId: "d2" },
-          ],
-        }),
-      ),
-    );
+    const fine = { Id: "fine", MessageBody: "a", MessageGroupId: "g", MessageDeduplicationId: "d1" };
+    const batchWith = (entry: {
+      Id: string;
+      MessageBody: string;
+      MessageGroupId?: string;
+      MessageDeduplicationId?: string;
+    }) => failure(sqs().send(new SendMessageBatchCommand({ QueueUrl, Entries: [fine, entry] })));
+    const noGroup = await batchWith({ Id: "no-group", MessageBody: "b", MessageDeduplicationId: "d2" });
     expect(noGroup.name).toBe("InvalidParameterValue");
     expect(noGroup.$metadata?.httpStatusCode).toBe(400);
-    const noDeduplication = await failure(
-      sqs().send(
-        new SendMessageBatchCommand({
-          QueueUrl,
-          Entries: [
-            { Id: "fine", MessageBody: "a", MessageGroupId: "g", MessageDeduplicationId: "d1" },
-            { Id: "no-dedup", MessageBody: "b", MessageGroupId: "g" },
-          ],
-        }),
-      ),
-    );
+    const noDeduplication = await batchWith({ Id: "no-dedup", MessageBody: "b", MessageGroupId: "g" });
     expect(noDeduplication.name).toBe("InvalidParameterValue");
     expect(noDeduplication.message).toContain("ContentBasedDeduplication");
     // Neither request stored anything.

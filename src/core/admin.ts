@@ -1,3 +1,5 @@
+import type { ReceivedMessage } from "./message.js";
+
 /** How a queue behaves; every field has a provider default. */
 export interface QueueOptions {
   /** Orders messages per session (message group) and allows `acceptSession`. Same as `requiresSession`. */
@@ -46,6 +48,14 @@ export interface QueueInfo {
   readonly createdAt: Date;
 }
 
+/** Where a peeked message is: ready to be received, locked by a receiver, or waiting for its delay. */
+export type PeekedState = "active" | "inFlight" | "delayed";
+
+/** A message as a peek shows it: a received message without a receipt or lock, and its state. */
+export type PeekedMessage = Omit<ReceivedMessage, "receiptHandle" | "lockedUntil"> & {
+  readonly state: PeekedState;
+};
+
 /** Creating, inspecting and emptying queues, and moving dead letters back. */
 export interface QueueAdmin {
   /** Creates a queue; fails with `QueueAlreadyExists` when one of that name exists. */
@@ -64,4 +74,9 @@ export interface QueueAdmin {
   deadLetterQueueOf(name: string): Promise<string>;
   /** Moves the messages of a dead-letter queue back to their source queue (or to `target`); resolves how many moved. */
   redrive(deadLetterQueue: string, target?: string): Promise<number>;
+  /**
+   * Up to `max` messages in sequence order (from `fromSequence` on, when given) without locking
+   * them or counting a delivery; `Unsupported` where `capabilities.peek` is false.
+   */
+  peekMessages(queue: string, max: number, fromSequence?: string): Promise<PeekedMessage[]>;
 }

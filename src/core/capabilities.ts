@@ -30,4 +30,6 @@ export interface Capabilities {
   readonly redrive: boolean;
   /** Whether `admin.getQueueStats` counts locked messages (`inFlight`) apart from active ones. */
   readonly lockedCount: boolean;
+  /** Whether `admin.peekMessages` can show messages without receiving them. */
+  readonly peek: boolean;
 }

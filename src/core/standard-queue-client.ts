@@ -1,10 +1,11 @@
-import type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "./admin.js";
+import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "./admin.js";
 import { receiveInRuns, retryFailedEntries, sendInRuns } from "./batch.js";
 import type { Capabilities, ProviderType } from "./capabilities.js";
 import { type Clock, systemClock } from "./clock.js";
 import { type BatchEntryResult, QueueError, type QueueErrorCode } from "./errors.js";
 import { Invoker } from "./invoker.js";
 import type { MessageInput, ReceivedMessage } from "./message.js";
+import { validatePeek } from "./peeked-message.js";
 import type { OperationContext, OutgoingMessage, QueueProvider } from "./provider.js";
 import type { ClientMetrics, QueueClient, SessionClient, WaitOptions } from "./queue-client.js";
 import type { ReceiptHandle } from "./receipt-handle.js";
@@ -287,6 +288,14 @@ class CheckedAdmin implements QueueAdmin {
   redrive(deadLetterQueue: string, target?: string): Promise<number> {
     if (target !== undefined) validateQueueName(target);
     return this.#call(deadLetterQueue, "redrive", () => this.#admin.redrive(deadLetterQueue, target));
+  }
+  peekMessages(queue: string, max: number, fromSequence?: string): Promise<PeekedMessage[]> {
+    try {
+      validatePeek(max, fromSequence);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#call(queue, "peekMessages", () => this.#admin.peekMessages(queue, max, fromSequence));
   }
 
   #call<T>(name: string, what: string, call: (context: OperationContext) => Promise<T>): Promise<T> {

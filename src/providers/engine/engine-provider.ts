@@ -1,7 +1,15 @@
-import type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
+import type {
+  PeekedMessage,
+  PeekedState,
+  QueueAdmin,
+  QueueInfo,
+  QueueOptions,
+  QueueStats,
+} from "../../core/admin.js";
 import type { Capabilities, ProviderType } from "../../core/capabilities.js";
 import { type BatchEntryResult, QueueError } from "../../core/errors.js";
 import { Delivery, type ReceivedMessage } from "../../core/message.js";
+import { type PeekedMessageFields, peekedMessage } from "../../core/peeked-message.js";
 import type {
   OperationContext,
   OutgoingMessage,
@@ -33,6 +41,7 @@ export function engineCapabilities(maxMessageBytes: number, maxBatchSize: number
     timeToLive: true,
     redrive: true,
     lockedCount: true,
+    peek: true,
   });
 }
 
@@ -45,6 +54,21 @@ export function toDelivery(
   record: MessageRecord,
 ): ReceivedMessage {
   return new Delivery({
+    ...messageFields(record),
+    lockedUntilMs: record.visibleAt,
+    // Base 36: decimal number-to-string on the hot path fills V8's old-space number-string cache and forces full GCs.
+    receiptHandle: new ReceiptHandle(
+      providerType,
+      queue,
+      `${record.seq.toString(36)}.${record.lockToken}`,
+      record.visibleAt,
+    ),
+  });
+}
+
+/** What a delivery and a peek show of a stored message. */
+function messageFields(record: MessageRecord): PeekedMessageFields {
+  return {
     messageId: record.messageId,
     body: Buffer.from(record.body),
     attributes: record.attributes === undefined ? NO_ATTRIBUTES : { ...record.attributes },
@@ -55,16 +79,8 @@ export function toDelivery(
     enqueuedAtMs: record.enqueuedAt,
     firstDeliveredAtMs: record.firstDeliveredAt ?? record.enqueuedAt,
     deliveredAtMs: record.deliveredAt ?? record.enqueuedAt,
-    lockedUntilMs: record.visibleAt,
     sequenceNumber: record.seq,
-    // Base 36: decimal number-to-string on the hot path fills V8's old-space number-string cache and forces full GCs.
-    receiptHandle: new ReceiptHandle(
-      providerType,
-      queue,
-      `${record.seq.toString(36)}.${record.lockToken}`,
-      record.visibleAt,
-    ),
-  });
+  };
 }
 
 function parseBase36(text: string): number {
@@ -305,4 +321,19 @@ class EngineAdmin implements QueueAdmin {
   async redrive(deadLetterQueue: string, target?: string): Promise<number> {
     return this.#engine.redrive(deadLetterQueue, { target });
   }
+
+  async peekMessages(queue: string, max: number, fromSequence?: string): Promise<PeekedMessage[]> {
+    const now = this.#engine.clock.now();
+    const from = fromSequence === undefined ? 0 : Number(fromSequence);
+    return this.#engine
+      .peek(queue, from, max)
+      .filter((record) => record.expiresAt === null || record.expiresAt > now)
+      .map((record) => peekedMessage(messageFields(record), peekedState(record, now)));
+  }
+}
+
+// A lock or delay that ended is active already, whether or not the engine has looked since.
+function peekedState(record: MessageRecord, now: number): PeekedState {
+  if (record.visibleAt <= now) return "active";
+  return record.state === "locked" ? "inFlight" : record.state === "delayed" ? "delayed" : "active";
 }

@@ -1,6 +1,7 @@
-import type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
+import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
 import type { Clock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
+import { peekUnsupported } from "../../core/peeked-message.js";
 import { validateQueueName } from "../../core/validation.js";
 import {
   deadLetterQueueOfRecord,
@@ -190,5 +191,9 @@ export class PostgresQueues implements QueueAdmin {
       moved += now;
       if (now === 0) return moved;
     }
+  }
+
+  async peekMessages(): Promise<PeekedMessage[]> {
+    throw peekUnsupported("the postgres provider");
   }
 }

@@ -7,8 +7,9 @@ import type {
   ServiceBusReceivedMessage,
 } from "@azure/service-bus";
 import { formatIsoDuration, parseIsoDuration } from "../../azure/iso-duration.js";
-import type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
+import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
 import { QueueError } from "../../core/errors.js";
+import { peekUnsupported } from "../../core/peeked-message.js";
 import { validateQueueName } from "../../core/validation.js";
 import { DEAD_LETTER_ATTRIBUTES } from "../../engine/dead-letters.js";
 import { fromSdkError, type Redact } from "./errors.js";
@@ -193,6 +194,10 @@ export class ServiceBusAdmin implements QueueAdmin {
 
   #failed(error: unknown, what: string): QueueError {
     return fromSdkError(error, what, this.#redact);
+  }
+
+  async peekMessages(): Promise<PeekedMessage[]> {
+    throw peekUnsupported("the servicebus provider");
   }
 }
 

@@ -43,6 +43,7 @@ export const SERVICE_BUS_CAPABILITIES: Capabilities = Object.freeze({
   ordering: "best-effort",
   timeToLive: true,
   redrive: true,
+  peek: false,
   lockedCount: false,
 });
 

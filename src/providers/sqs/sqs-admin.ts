@@ -1,5 +1,6 @@
-import type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
+import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
 import { QueueError } from "../../core/errors.js";
+import { peekUnsupported } from "../../core/peeked-message.js";
 import type { OperationContext } from "../../core/provider.js";
 import { deadLetterQueueName } from "../../engine/queue-settings.js";
 import { redrive } from "./dead-letters.js";
@@ -292,5 +293,10 @@ export class SqsAdmin implements QueueAdmin {
         isTransient: false,
       });
     return Attributes.QueueArn;
+  }
+
+  /** SQS has no peek: the only way to see a message is to receive it. */
+  async peekMessages(): Promise<PeekedMessage[]> {
+    throw peekUnsupported("SQS");
   }
 }

@@ -43,6 +43,7 @@ export const SQS_CAPABILITIES: Capabilities = Object.freeze({
   ordering: "best-effort",
   timeToLive: false,
   redrive: true,
+  peek: false,
   lockedCount: true,
 });
 

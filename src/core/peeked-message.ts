@@ -1,0 +1,51 @@
+import type { PeekedMessage, PeekedState } from "./admin.js";
+import { QueueError } from "./errors.js";
+import type { ReceivedMessageFields } from "./message.js";
+import { validateCount } from "./validation.js";
+
+/** The most messages one peek returns. */
+export const MAX_PEEK = 1_000;
+
+/** The fields from which a provider builds a {@link PeekedMessage}: a received message's, without its lock. */
+export type PeekedMessageFields = Omit<ReceivedMessageFields, "receiptHandle" | "lockedUntilMs">;
+
+const utf8 = new TextDecoder("utf-8");
+
+/** A peeked message from its fields and state. */
+export function peekedMessage(fields: PeekedMessageFields, state: PeekedState): PeekedMessage {
+  const body = fields.body;
+  return {
+    messageId: fields.messageId,
+    body,
+    attributes: fields.attributes,
+    sessionId: fields.sessionId,
+    correlationId: fields.correlationId,
+    contentType: fields.contentType,
+    deliveryCount: fields.deliveryCount,
+    enqueuedAt: new Date(fields.enqueuedAtMs),
+    firstDeliveredAt: new Date(fields.firstDeliveredAtMs),
+    deliveredAt: new Date(fields.deliveredAtMs),
+    sequenceNumber: String(fields.sequenceNumber),
+    state,
+    text: () => utf8.decode(body),
+    json: <T = unknown>() => JSON.parse(utf8.decode(body)) as T,
+  };
+}
+
+/** Checks a peek's arguments: `max` in 1..{@link MAX_PEEK}, `fromSequence` a sequence number's decimal text. */
+export function validatePeek(max: unknown, fromSequence: unknown): void {
+  validateCount("max", max, 1, MAX_PEEK);
+  if (fromSequence !== undefined && (typeof fromSequence !== "string" || !/^\d{1,19}$/.test(fromSequence)))
+    throw new QueueError(
+      "Validation",
+      `fromSequence must be a sequence number's decimal text, not ${JSON.stringify(fromSequence)}`,
+    );
+}
+
+/** The `Unsupported` failure of a provider that cannot show messages without receiving them. */
+export function peekUnsupported(provider: string): QueueError {
+  return new QueueError(
+    "Unsupported",
+    `${provider} cannot show messages without receiving them (capabilities.peek is false)`,
+  );
+}

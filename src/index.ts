@@ -1,4 +1,11 @@
-export type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "./core/admin.js";
+export type {
+  PeekedMessage,
+  PeekedState,
+  QueueAdmin,
+  QueueInfo,
+  QueueOptions,
+  QueueStats,
+} from "./core/admin.js";
 export type { Capabilities, ProviderType, SessionSupport } from "./core/capabilities.js";
 export { PROVIDER_TYPES } from "./core/capabilities.js";
 export type { Clock, TimerHandle } from "./core/clock.js";

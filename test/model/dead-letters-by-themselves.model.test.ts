@@ -1,23 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, test } from "vitest";
-import { createClient } from "../../src/index.js";
+import { describe, test } from "vitest";
 import { Advance, Receive, Send, Settle, Stats } from "../../src/testing/model/commands.js";
-import { type MakeModelClient, replayAgainstModel } from "../../src/testing/model/index.js";
+import { replayAgainstModel } from "../../src/testing/model/index.js";
+import { engineProviders } from "./engine-providers.js";
 
-const directory = mkdtempSync(join(tmpdir(), "queue-runtime-model-lag-"));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
-
-const providers: Record<string, MakeModelClient> = {
-  memory: ({ clock, namespace }) =>
-    createClient({ provider: { type: "memory", name: namespace, clock }, createQueues: false }),
-  sqlite: ({ clock, namespace }) =>
-    createClient({
-      provider: { type: "sqlite", path: join(directory, `${namespace}.db`), clock },
-      createQueues: false,
-    }),
-};
+const providers = engineProviders();
 
 /*
  * The first disagreement the model runs found, kept as regression tests of their shrunk

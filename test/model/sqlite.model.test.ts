@@ -16,5 +16,5 @@ checkAgainstModel(
       provider: { type: "sqlite", path: join(directory, `${namespace}.db`), clock },
       createQueues: false,
     }),
-  { numRuns: 120 },
+  { numRuns: 80 },
 );

@@ -322,13 +322,17 @@ class EngineAdmin implements QueueAdmin {
     return this.#engine.redrive(deadLetterQueue, { target });
   }
 
+  // A message whose time to live ended is gone unless a receiver holds it (it may still complete it).
   async peekMessages(queue: string, max: number, fromSequence?: string): Promise<PeekedMessage[]> {
     const now = this.#engine.clock.now();
     const from = fromSequence === undefined ? 0 : Number(fromSequence);
     return this.#engine
       .peek(queue, from, max)
-      .filter((record) => record.expiresAt === null || record.expiresAt > now)
-      .map((record) => peekedMessage(messageFields(record), peekedState(record, now)));
+      .map((record) => ({ record, state: peekedState(record, now) }))
+      .filter(
+        ({ record, state }) => state === "inFlight" || record.expiresAt === null || record.expiresAt > now,
+      )
+      .map(({ record, state }) => peekedMessage(messageFields(record), state));
   }
 }
 

@@ -1,14 +1,21 @@
 import fc from "fast-check";
 import type { QueueOptions } from "../../core/admin.js";
-import { modelOutcome, realOutcome, sameOutcome, sameResult, sameValue } from "./outcome.js";
+import type { BatchEntryResult } from "../../core/errors.js";
+import { modelOutcome, type Outcome, realOutcome, sameOutcome, sameResult, sameValue } from "./outcome.js";
 import type { ModelQueueOptions, ModelSend } from "./queue-model.js";
 import type { World } from "./world.js";
 
 /** One step of a run: done on the model and on the provider, then compared. */
 export type WorldCommand = fc.AsyncCommand<World, World, false>;
 
-/** The queue names commands pick from: two queues, and a dead-letter queue used directly. */
-export const QUEUE_NAMES = ["qa", "qb", "qa-dlq"] as const;
+/** The queue names commands pick from: standard queues, a FIFO one, and dead-letter queues used directly. */
+export const QUEUE_NAMES = ["qa", "qb", "qa-dlq", "qf", "qf-dlq"] as const;
+
+/** The FIFO queue of a run (its dead-letter queue is FIFO too). */
+export const FIFO_QUEUE = "qf";
+
+/** The sessions (message groups) messages name. */
+const SESSION_IDS = ["s1", "s2", "s3"] as const;
 
 /** Creates a queue on both sides. */
 export class CreateQueue implements WorldCommand {
@@ -20,12 +27,11 @@ export class CreateQueue implements WorldCommand {
   check(): true {
     return true;
   }
-  /** Creates the queue and compares the outcome. */
+  /** Creates the queue (FIFO when named so) and compares the outcome. */
   async run(_: World, world: World): Promise<void> {
-    const model = modelOutcome(() => world.model.createQueue(this.name, this.options));
-    const real = await realOutcome(() =>
-      world.client.admin.createQueue(this.name, this.options as QueueOptions),
-    );
+    const options = { ...this.options, fifo: this.name.startsWith(FIFO_QUEUE) };
+    const model = modelOutcome(() => world.model.createQueue(this.name, options));
+    const real = await realOutcome(() => world.client.admin.createQueue(this.name, options as QueueOptions));
     sameOutcome(String(this), model, real);
   }
   /** How the step shows in a shrunk counterexample. */
@@ -46,13 +52,11 @@ export class Send implements WorldCommand {
   }
   /** Sends on both sides; a repeated deduplication id must answer the original's id. */
   async run(_: World, world: World): Promise<void> {
-    const body = world.nextBody();
-    const model = modelOutcome(() => world.model.send(this.queue, { body, ...this.options }));
-    const real = await realOutcome(() => world.client.sendMessage(this.queue, { body, ...this.options }));
+    const message = { body: world.nextBody(), ...this.options };
+    const model = modelOutcome(() => world.model.send(this.queue, message));
+    const real = await realOutcome(() => world.client.sendMessage(this.queue, message));
     const both = sameOutcome(String(this), model, real);
-    if (both === undefined) return;
-    if (both.model === body) world.realIds.set(body, both.real);
-    else sameValue(`${this}: the id of the original ${both.model}`, world.realIds.get(both.model), both.real);
+    if (both !== undefined) world.matchIds(String(this), [message.body], [both.model], [both.real]);
   }
   /** How the step shows in a shrunk counterexample. */
   toString(): string {
@@ -60,7 +64,56 @@ export class Send implements WorldCommand {
   }
 }
 
-/** Receives up to `max` messages (all of them from a queue that takes dead letters). */
+/** Sends messages in one call: up to the provider's batch limit and past it (the client splits). */
+export class SendBatch implements WorldCommand {
+  constructor(
+    readonly queue: string,
+    readonly entries: readonly Omit<ModelSend, "body">[],
+  ) {}
+  /** Always possible. */
+  check(): true {
+    return true;
+  }
+  /**
+   * Sends on both sides. A batch with a refused entry fails as a whole with
+   * `PartialBatchFailure`, whose results must say which entries went and why the others did not.
+   */
+  async run(_: World, world: World): Promise<void> {
+    const messages = this.entries.map((options) => ({ body: world.nextBody(), ...options }));
+    const label = String(this);
+    const model = modelOutcome(() => world.model.sendBatch(this.queue, messages));
+    const real = await realBatchOutcome(() => world.client.sendMessages(this.queue, messages));
+    const both = sameOutcome(label, model, real);
+    if (both === undefined) return;
+    const entries = both.model.map((entry) => ("body" in entry ? "sent" : entry.code));
+    sameValue(
+      label,
+      entries,
+      both.real.map((entry) => (entry.ok ? "sent" : entry.error.code)),
+    );
+    const sent = messages.filter((_, index) => "body" in both.model[index]!).map((message) => message.body);
+    world.matchIds(
+      label,
+      sent,
+      both.model.flatMap((entry) => ("body" in entry ? [entry.body] : [])),
+      both.real.flatMap((entry) => (entry.ok ? [entry.messageId] : [])),
+    );
+  }
+  /** How the step shows in a shrunk counterexample. */
+  toString(): string {
+    return `sendBatch(${this.queue}, ${JSON.stringify(this.entries)})`;
+  }
+}
+
+/** A batch send's outcome per entry: a partial failure is an answer too, its results in the error. */
+async function realBatchOutcome(call: () => Promise<string[]>): Promise<Outcome<BatchEntryResult[]>> {
+  const outcome = await realOutcome(call);
+  if (outcome.ok) return { ok: true, value: outcome.value.map((messageId) => ({ ok: true, messageId })) };
+  if (outcome.code !== "PartialBatchFailure") return outcome;
+  return { ok: true, value: [...(outcome.error?.results ?? [])] };
+}
+
+/** Receives up to `max` messages (all of them from a queue whose order is not specified). */
 export class Receive implements WorldCommand {
   constructor(
     readonly queue: string,
@@ -73,7 +126,7 @@ export class Receive implements WorldCommand {
   /** Receives on both sides and compares what came, in order. */
   async run(_: World, world: World): Promise<void> {
     // Which dead letters come first is not specified, so such a queue is always drained whole.
-    const max = world.model.receivesDeadLetters(this.queue) ? 1_000 : this.max;
+    const max = world.model.orderUnspecified(this.queue) ? 1_000 : this.max;
     const model = modelOutcome(() => world.model.receive(this.queue, max));
     const real = await realOutcome(() => world.client.receiveMessages(this.queue, max, 0));
     const both = sameOutcome(String(this), model, real);
@@ -137,24 +190,152 @@ export class Settle implements WorldCommand {
   }
 }
 
-/** Removes every message of a queue. */
-export class Purge implements WorldCommand {
-  constructor(readonly queue: string) {}
+/** What a {@link QueueAdminCall} does: empty a queue (answering how many went), or delete it (its dead-letter queue stays). */
+export type QueueAdminKind = "purge" | "deleteQueue";
+
+/** Purges or deletes a queue. */
+export class QueueAdminCall implements WorldCommand {
+  constructor(
+    readonly kind: QueueAdminKind,
+    readonly queue: string,
+  ) {}
   /** Always possible. */
   check(): true {
     return true;
   }
-  /** Purges on both sides; both must say how many went. */
+  /** Calls on both sides; both must answer alike. */
   async run(_: World, world: World): Promise<void> {
-    await sameResult(
+    const { model, client } = world;
+    const purge = this.kind === "purge";
+    await sameResult<unknown>(
       String(this),
-      () => world.model.purge(this.queue),
-      () => world.client.admin.purgeQueue(this.queue),
+      () => (purge ? model.purge(this.queue) : model.deleteQueue(this.queue)),
+      () => (purge ? client.admin.purgeQueue(this.queue) : client.admin.deleteQueue(this.queue)),
     );
   }
   /** How the step shows in a shrunk counterexample. */
   toString(): string {
-    return `purge(${this.queue})`;
+    return `${this.kind}(${this.queue})`;
+  }
+}
+
+/** Moves a dead-letter queue's messages back to where they came from, or to `target`. */
+export class Redrive implements WorldCommand {
+  constructor(
+    readonly queue: string,
+    readonly target: string | undefined,
+  ) {}
+  /** Always possible (from a queue that is no dead-letter queue, too). */
+  check(): true {
+    return true;
+  }
+  /** Redrives on both sides; both must move as many. */
+  async run(_: World, world: World): Promise<void> {
+    await sameResult(
+      String(this),
+      () => world.model.redrive(this.queue, this.target),
+      () => world.client.admin.redrive(this.queue, this.target),
+    );
+  }
+  /** How the step shows in a shrunk counterexample. */
+  toString(): string {
+    return `redrive(${this.queue}${this.target === undefined ? "" : ` to ${this.target}`})`;
+  }
+}
+
+/** Accepts a session of a queue: a named one, or the next free one. */
+export class AcceptSession implements WorldCommand {
+  constructor(
+    readonly queue: string,
+    readonly sessionId: string | undefined,
+  ) {}
+  /** Which session is next is not specified where the queue's order is not. */
+  check(world: Readonly<World>): boolean {
+    return this.sessionId !== undefined || !world.model.orderUnspecified(this.queue);
+  }
+  /** Accepts on both sides without waiting; both must hold the same session until the same moment. */
+  async run(_: World, world: World): Promise<void> {
+    const model = modelOutcome(() => world.model.acceptSession(this.queue, this.sessionId));
+    const real = await realOutcome(() => world.client.acceptSession(this.queue, this.sessionId, 0));
+    const both = sameOutcome(String(this), model, real);
+    if (both === undefined) return;
+    world.sessions.push({ model: both.model, real: both.real, queue: this.queue });
+    sameValue(
+      String(this),
+      { sessionId: both.model.sessionId, lockedUntil: both.model.lockedUntil },
+      { sessionId: both.real.sessionId, lockedUntil: both.real.sessionExpiresAt.getTime() },
+    );
+  }
+  /** How the step shows in a shrunk counterexample. */
+  toString(): string {
+    return `acceptSession(${this.queue}${this.sessionId === undefined ? "" : `, ${this.sessionId}`})`;
+  }
+}
+
+/** What a step does with an accepted session. */
+export type SessionStep =
+  | { readonly kind: "receive"; readonly max: number }
+  | { readonly kind: "renew" }
+  | { readonly kind: "getState" }
+  | { readonly kind: "setState"; readonly state: string | null }
+  | { readonly kind: "close" };
+
+/** Uses a session accepted earlier (maybe closed, lost or taken over since). */
+export class UseSession implements WorldCommand {
+  constructor(
+    readonly sessionIndex: number,
+    readonly step: SessionStep,
+  ) {}
+  /** Needs a session. */
+  check(world: Readonly<World>): boolean {
+    return world.sessions.length > 0;
+  }
+  /** Does the step on both sides and compares what each answered. */
+  async run(_: World, world: World): Promise<void> {
+    const pair = world.session(this.sessionIndex)!;
+    const { model, real } = { model: pair.model.token, real: pair.real };
+    const label = `${this} on ${pair.model.sessionId}`;
+    const step = this.step;
+    if (step.kind === "receive") {
+      const max = world.model.orderUnspecified(pair.queue) ? 1_000 : step.max;
+      const both = sameOutcome(
+        label,
+        modelOutcome(() => world.model.receiveFromSession(model, max)),
+        await realOutcome(() => real.receiveMessages(max, 0)),
+      );
+      if (both !== undefined) world.matchDeliveries(pair.queue, both.model, both.real);
+    } else if (step.kind === "renew")
+      await sameResult(
+        label,
+        () => world.model.renewSession(model),
+        async () => (await real.renewSessionLock()).getTime(),
+      );
+    else if (step.kind === "getState")
+      await sameResult(
+        label,
+        () => world.model.sessionState(model),
+        async () => {
+          const state = await real.getSessionState();
+          return state === null ? null : Buffer.from(state).toString("utf8");
+        },
+      );
+    else if (step.kind === "setState")
+      await sameResult(
+        label,
+        () => world.model.setSessionState(model, step.state),
+        () => real.setSessionState(step.state),
+      );
+    else
+      await sameResult(
+        label,
+        () => world.model.closeSession(model),
+        () => real.closeSession(),
+      );
+  }
+  /** How the step shows in a shrunk counterexample. */
+  toString(): string {
+    const { kind, ...rest } = this.step;
+    return `session #${this.sessionIndex} from newest: ${kind}(${JSON.stringify(rest)})`;
   }
 }
 
@@ -202,7 +383,9 @@ export class Advance implements WorldCommand {
   }
 }
 
-const queueName = fc.constantFrom(...QUEUE_NAMES);
+// The two queues every run starts with come up most; the others keep creation and absence in play.
+const queueName = fc.constantFrom("qa", "qa", "qa", "qf", "qf", "qf", "qb", "qa-dlq", "qf-dlq");
+const sessionId = fc.constantFrom(...SESSION_IDS);
 const offset = fc.constantFrom(-1, 0, 1);
 
 /** Queue options as the runs vary them: short locks, few deliveries, with and without dead-letter queue, delays, time to live and deduplication. */
@@ -223,8 +406,26 @@ const sendOptions: fc.Arbitrary<Omit<ModelSend, "body">> = fc.record(
     delayMs: fc.constantFrom(0, 1, 999, 1_000, 2_500),
     timeToLiveMs: fc.constantFrom(1, 1_000, 3_000, 60_000),
     deduplicationId: fc.constantFrom("d1", "d2"),
+    sessionId,
   },
   { requiredKeys: [] },
+);
+
+/** Batch sizes at the edges: one, the engine's limit of 10, and past it. */
+const batchSize = fc.constantFrom(1, 2, 10, 11);
+
+const sessionStep: fc.Arbitrary<SessionStep> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant("receive" as const), max: fc.integer({ min: 1, max: 3 }) }),
+  },
+  fc.constant<SessionStep>({ kind: "renew" }),
+  fc.constant<SessionStep>({ kind: "getState" }),
+  fc.record({
+    kind: fc.constant("setState" as const),
+    state: fc.constantFrom<string | null>("x", "y", null),
+  }),
+  fc.constant<SessionStep>({ kind: "close" }),
 );
 
 const settlement: fc.Arbitrary<Settlement> = fc.oneof(
@@ -247,22 +448,59 @@ const advanceBy: fc.Arbitrary<AdvanceBy> = fc.oneof(
   fc.record({ kind: fc.constant("nextDue" as const), offset }),
 );
 
-/** Every command, weighted towards sends, receives, settles and time. */
+/** `weight` copies of an arbitrary: fast-check picks among the commands evenly. */
+function weighted(weight: number, arbitrary: fc.Arbitrary<WorldCommand>): fc.Arbitrary<WorldCommand>[] {
+  return Array.from({ length: weight }, () => arbitrary);
+}
+
+/** Every command, weighted towards sends, receives, settles, sessions and time. */
 export const commandArbitraries: fc.Arbitrary<WorldCommand>[] = [
   fc.tuple(queueName, queueOptionsArbitrary).map(([name, options]) => new CreateQueue(name, options)),
-  ...Array.from({ length: 3 }, () =>
+  ...weighted(
+    4,
     fc.tuple(queueName, sendOptions).map(([queue, options]) => new Send(queue, options)),
   ),
-  ...Array.from({ length: 2 }, () =>
+  fc
+    .tuple(
+      queueName,
+      batchSize.chain((size) => fc.array(sendOptions, { minLength: size, maxLength: size })),
+    )
+    .map(([queue, entries]) => new SendBatch(queue, entries)),
+  ...weighted(
+    3,
     fc.tuple(queueName, fc.integer({ min: 1, max: 3 })).map(([queue, max]) => new Receive(queue, max)),
   ),
-  ...Array.from({ length: 3 }, () =>
+  ...weighted(
+    5,
     fc
       .tuple(fc.nat(5), settlement, fc.boolean())
       .map(([index, what, viaSecond]) => new Settle(index, what, viaSecond)),
   ),
-  queueName.map((queue) => new Purge(queue)),
-  ...Array.from({ length: 3 }, () => advanceBy.map((by) => new Advance(by))),
+  queueName.map((queue) => new QueueAdminCall("purge", queue)),
+  // Deleting one of the two main queues ends most of a run's interest in it, so it is rarer.
+  fc
+    .constantFrom("qb", "qa-dlq", "qf-dlq", "qa", "qf")
+    .map((queue) => new QueueAdminCall("deleteQueue", queue)),
+  fc
+    .tuple(fc.constantFrom(...QUEUE_NAMES), fc.option(queueName, { freq: 3 }))
+    .map(([queue, target]) => new Redrive(queue, target ?? undefined)),
+  ...weighted(
+    2,
+    fc
+      .tuple(
+        fc.constantFrom(FIFO_QUEUE, FIFO_QUEUE, FIFO_QUEUE, "qf-dlq", "qa"),
+        fc.option(sessionId, { freq: 2 }),
+      )
+      .map(([queue, id]) => new AcceptSession(queue, id ?? undefined)),
+  ),
+  ...weighted(
+    4,
+    fc.tuple(fc.nat(3), sessionStep).map(([index, step]) => new UseSession(index, step)),
+  ),
+  ...weighted(
+    3,
+    advanceBy.map((by) => new Advance(by)),
+  ),
 ];
 
 /** Compares one queue's counts alone, without reading any other queue first (for replays of known differences). */

@@ -3,7 +3,13 @@ import fc from "fast-check";
 import { describe, test } from "vitest";
 import { VirtualClock } from "../../core/clock.js";
 import type { QueueClient } from "../../core/queue-client.js";
-import { CreateQueue, commandArbitraries, queueOptionsArbitrary, type WorldCommand } from "./commands.js";
+import {
+  CreateQueue,
+  commandArbitraries,
+  FIFO_QUEUE,
+  queueOptionsArbitrary,
+  type WorldCommand,
+} from "./commands.js";
 import type { ModelQueueOptions } from "./queue-model.js";
 import { World } from "./world.js";
 
@@ -33,8 +39,9 @@ export interface ModelCheckOptions {
 }
 
 /**
- * Declares the model-based tests of one provider: random sequences of commands on standard
- * queues, each done on the reference model and on the provider, compared after every step. One
+ * Declares the model-based tests of one provider: random sequences of commands on standard and
+ * FIFO queues and their sessions, each done on the reference model and on the provider, compared
+ * after every step. One
  * test runs a fixed seed (reproducible in CI); another a new seed each time, which fast-check
  * prints with the shrunk sequence when it fails.
  */
@@ -49,12 +56,12 @@ export function checkAgainstModel(
   const timeoutMs = campaign === undefined ? (options.timeoutMs ?? 30_000) : 0;
   describe(`reference model: ${name}`, () => {
     test(
-      "standard queues agree with the model (fixed seed)",
+      "queues and sessions agree with the model (fixed seed)",
       () => assertAgainstModel(makeClient, numRuns, options.maxCommands, options.seed ?? 20_260_101),
       timeoutMs,
     );
     test(
-      "standard queues agree with the model (random seed)",
+      "queues and sessions agree with the model (random seed)",
       () => assertAgainstModel(makeClient, numRuns, options.maxCommands, randomBytes(4).readInt32LE()),
       timeoutMs,
     );
@@ -78,31 +85,45 @@ export async function assertAgainstModel(
   await fc.assert(
     fc.asyncProperty(
       queueOptionsArbitrary,
+      queueOptionsArbitrary,
       fc.commands(commands, { maxCommands, size: "max" }),
-      (first, steps) =>
+      (standard, fifo, steps) =>
         inWorld(makeClient, async (world) => {
-          // Every run starts with one queue, so few runs are spent on QueueNotFound alone.
-          await new Compared(new CreateQueue("qa", first)).run(world, world);
+          // Every run starts with a standard and a FIFO queue, so few runs are spent on QueueNotFound alone.
+          await new Compared(new CreateQueue("qa", standard)).run(world, world);
+          await new Compared(new CreateQueue(FIFO_QUEUE, fifo)).run(world, world);
           await fc.asyncModelRun(() => ({ model: world, real: world }), steps);
         }),
     ),
-    { numRuns, seed, verbose: 1 },
+    { numRuns, seed },
   );
 }
 
+/** How a replay runs. */
+export interface ReplayOptions {
+  /** The options of the FIFO queue `qf` the run starts with (default: none). */
+  fifo?: ModelQueueOptions;
+  /** Compare every queue's state after each step, as the runs do (default: only each command's answer). */
+  compareState?: boolean;
+}
+
 /**
- * Runs one fixed sequence against a provider, each command compared on its own and nothing
- * else read in between (no state comparison after each step): how a shrunk counterexample
- * is kept as a regression test.
+ * Runs one fixed sequence against a provider, starting as the runs do (`qa` with `first`, and
+ * `qf`): how a shrunk counterexample is kept as a regression test. Without `compareState`
+ * nothing else is read between the steps, so a replay can show a lag the comparison would hide.
  */
 export async function replayAgainstModel(
   makeClient: MakeModelClient,
   first: ModelQueueOptions,
   steps: readonly WorldCommand[],
+  options: ReplayOptions = {},
 ): Promise<void> {
   await inWorld(makeClient, async (world) => {
-    await new CreateQueue("qa", first).run(world, world);
-    for (const step of steps) await step.run(world, world);
+    const compare = (command: WorldCommand) =>
+      options.compareState ? new Compared(command).run(world, world) : command.run(world, world);
+    await compare(new CreateQueue("qa", first));
+    await compare(new CreateQueue(FIFO_QUEUE, options.fifo ?? {}));
+    for (const step of steps) await compare(step);
   });
 }
 

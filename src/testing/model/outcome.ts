@@ -3,7 +3,7 @@ import { QueueError } from "../../core/errors.js";
 /** What one call did: its value, or the code of the `QueueError` it failed with. */
 export type Outcome<T> =
   | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly code: string };
+  | { readonly ok: false; readonly code: string; readonly error?: QueueError };
 
 /** Runs a model call, turning a `QueueError` into its outcome. */
 export function modelOutcome<T>(call: () => T): Outcome<T> {
@@ -24,8 +24,8 @@ export async function realOutcome<T>(call: () => Promise<T>): Promise<Outcome<T>
 }
 
 // Only queue errors are answers; a TypeError or the like is a bug of the test or the provider and stops the run.
-function failed(error: unknown): { ok: false; code: string } {
-  if (error instanceof QueueError) return { ok: false, code: error.code };
+function failed(error: unknown): { ok: false; code: string; error: QueueError } {
+  if (error instanceof QueueError) return { ok: false, code: error.code, error };
   throw error;
 }
 

@@ -1,16 +1,30 @@
 import type { VirtualClock } from "../../core/clock.js";
 import type { ReceivedMessage } from "../../core/message.js";
-import type { QueueClient } from "../../core/queue-client.js";
+import { MAX_PEEK } from "../../core/peeked-message.js";
+import type { QueueClient, SessionClient } from "../../core/queue-client.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEAD_LETTER_ATTRIBUTES } from "../../engine/dead-letters.js";
 import { sameResult, sameValue } from "./outcome.js";
-import { type DeadLetterMark, type ModelDelivery, QueueModel } from "./queue-model.js";
+import {
+  type DeadLetterMark,
+  type ModelDelivery,
+  type ModelOptions,
+  type ModelSession,
+  QueueModel,
+} from "./queue-model.js";
 
 /** A receipt the model and the provider both issued for one delivery. */
 export interface ReceiptPair {
   readonly model: string;
   readonly real: ReceiptHandle;
   readonly body: string;
+}
+
+/** A session the model and the provider both let a receiver accept. */
+export interface SessionPair {
+  readonly model: ModelSession;
+  readonly real: SessionClient;
+  readonly queue: string;
 }
 
 /** What a delivery looks like once both sides are reduced to what they must agree on. */
@@ -34,16 +48,18 @@ export class World {
   /** Another client of the same provider, for settling by a receipt's text. */
   readonly second: QueueClient;
   readonly receipts: ReceiptPair[] = [];
+  /** Every session accepted so far, closed and lost ones included. */
+  readonly sessions: SessionPair[] = [];
   /** The provider's id of each message stored, by body, to check that a repeated deduplication id answers the original. */
   readonly realIds = new Map<string, string>();
   #bodies = 0;
 
   /** Starts the model at the clock's time. */
-  constructor(clock: VirtualClock, client: QueueClient, second: QueueClient) {
+  constructor(clock: VirtualClock, client: QueueClient, second: QueueClient, options?: ModelOptions) {
     this.clock = clock;
     this.client = client;
     this.second = second;
-    this.model = new QueueModel(clock.now());
+    this.model = new QueueModel(clock.now(), options);
   }
 
   /** A body no message of this run had before: bodies are how the two sides' messages are matched. */
@@ -51,10 +67,29 @@ export class World {
     return `m${++this.#bodies}`;
   }
 
+  /**
+   * Remembers the provider's id of each message sent, by body, and checks that a send the model
+   * answered with an earlier message (a repeated deduplication id) got that message's id.
+   */
+  matchIds(what: string, sent: readonly string[], stored: readonly string[], ids: readonly string[]): void {
+    sameValue(`${what}: how many ids`, stored.length, ids.length);
+    stored.forEach((body, index) => {
+      const id = ids[index]!;
+      if (body === sent[index]) this.realIds.set(body, id);
+      else sameValue(`${what}: the id of the original ${body}`, this.realIds.get(body), id);
+    });
+  }
+
   /** The receipt `index` counts back from the newest (recent receipts are the interesting ones); `undefined` when none. */
   receipt(index: number): ReceiptPair | undefined {
     if (this.receipts.length === 0) return undefined;
     return this.receipts[this.receipts.length - 1 - (index % this.receipts.length)];
+  }
+
+  /** The session `index` counts back from the newest; `undefined` when none was accepted. */
+  session(index: number): SessionPair | undefined {
+    if (this.sessions.length === 0) return undefined;
+    return this.sessions[this.sessions.length - 1 - (index % this.sessions.length)];
   }
 
   /** The client a settle goes through: the first, or the second by the receipt's text. */
@@ -70,7 +105,7 @@ export class World {
    * those are compared as sets.
    */
   matchDeliveries(queue: string, model: readonly ModelDelivery[], real: readonly ReceivedMessage[]): void {
-    const unordered = this.model.receivesDeadLetters(queue);
+    const unordered = this.model.orderUnspecified(queue);
     const order = (list: ComparableDelivery[]) =>
       unordered ? [...list].sort((a, b) => a.body.localeCompare(b.body)) : list;
     sameValue(`receive from ${queue}`, order(model.map(comparable)), order(real.map(comparableReal)));
@@ -81,17 +116,26 @@ export class World {
   }
 
   /**
-   * After every step: the same queues exist, and each has the same counts. The engine applies
-   * time to a queue only when that queue is read, so a queue's `deadLettered` or a dead-letter
-   * queue's counts can lag until the other queue is read (a disagreement of its own, kept in
-   * `known-differences.ts`). Every queue is read once before the comparison so that lag does not
-   * hide everything else the run would find.
+   * After every step: each queue has the same counts, the same queues exist, and, where the
+   * provider can peek, each holds the same messages in the same states. Counts are read first, a
+   * source queue before its dead-letter queue (`qa` before `qa-dlq`), because a provider may apply
+   * what time did only when a queue is read (a deleted dead-letter queue comes back when a message
+   * needs it; listing queues does not apply time).
    */
   async compareState(): Promise<void> {
     const names = this.model.queueNames();
-    const listed = await this.client.admin.listQueues();
-    sameValue("queues", names, listed);
     for (const name of names) await this.compareStats(name);
+    sameValue("queues", names, await this.client.admin.listQueues());
+    if (!this.client.capabilities.peek) return;
+    for (const name of names)
+      await sameResult(
+        `messages of ${name}`,
+        () => this.model.contents(name),
+        async () =>
+          (await this.client.admin.peekMessages(name, MAX_PEEK))
+            .map((message) => `${bodyText(message)}:${message.state}`)
+            .sort(),
+      );
   }
 
   /** Compares one queue's counts on both sides. */
@@ -104,8 +148,8 @@ export class World {
   }
 }
 
-/** The body of a received message as the text it was sent as. */
-export function bodyText(message: ReceivedMessage): string {
+/** The body of a received or peeked message as the text it was sent as. */
+export function bodyText(message: Pick<ReceivedMessage, "body">): string {
   return Buffer.from(message.body).toString("utf8");
 }
 

@@ -30,8 +30,8 @@ describe.each(Object.keys(providers))("found by the model: %s", (name) => {
       makeClient,
       {},
       [
-        new SendBatch("qf", [{}, { deduplicationId: "d2", sessionId: "s1" }]),
-        new Send("qf", { deduplicationId: "d2", sessionId: "s1" }),
+        new SendBatch("qf.fifo", [{}, { deduplicationId: "d2", sessionId: "s1" }]),
+        new Send("qf.fifo", { deduplicationId: "d2", sessionId: "s1" }),
       ],
       { compareState: true },
     ));

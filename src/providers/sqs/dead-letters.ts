@@ -4,7 +4,7 @@ import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEAD_LETTER_ATTRIBUTES } from "../../engine/dead-letters.js";
 import type { DecodedMessage } from "./message-mapping.js";
 import { queueNameOfArn, queueNameOfUrl, type SqsQueue } from "./queue-urls.js";
-import { parseReceipt } from "./receipts.js";
+import { parseReceipt, receiptQueueSettings } from "./receipts.js";
 import { receiveBatch } from "./receive-batch.js";
 import { sendBatch } from "./send-batch.js";
 import type { SqsContext } from "./sqs-context.js";
@@ -53,8 +53,8 @@ export async function deadLetter(
 ): Promise<void> {
   const { url, handle } = parseReceipt(receipt);
   sqs.received.assertHolds(handle);
-  const queue = sqs.directory.fromUrl(url);
-  const settings = await sqs.directory.settings(queue, context);
+  // Read now: whether the queue still exists and still has a dead-letter queue decides what happens.
+  const { queue, settings } = await receiptQueueSettings(sqs, url, context, true);
   if (settings.redrive === null)
     throw new QueueError(
       "Unsupported",
@@ -70,6 +70,13 @@ export async function deadLetter(
       "SQS cannot read a locked message by its receipt and this client did not receive it: dead-letter it from the client that received it (the message stays locked until its lock ends)",
     );
   }
+  // SQS would still take the receipt (a visibility change succeeds, a delete deletes), but the
+  // message may be another receiver's by now: copying it to the dead-letter queue would duplicate it.
+  if (held.lockedUntilMs <= sqs.clock.now())
+    throw new QueueError(
+      "InvalidReceipt",
+      "this receipt's lock has ended: receive the message again to dead-letter it",
+    );
   await changeVisibility(sqs.http, url, handle, visibilitySeconds(settings.lockDurationMs), context);
   const target = await sqs.directory.resolve(settings.redrive.deadLetterQueue, context);
   const attributes: Record<string, string> = {

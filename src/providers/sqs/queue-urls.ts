@@ -139,6 +139,12 @@ export class QueueDirectory {
     return pending;
   }
 
+  /** The settings read now, whatever is cached (and cached from now on). */
+  freshSettings(queue: SqsQueue, context: OperationContext): Promise<SqsQueueSettings> {
+    this.#settings.delete(queue.url);
+    return this.settings(queue, context);
+  }
+
   /** The settings when they are cached and fresh; no request. */
   knownSettings(queue: SqsQueue): SqsQueueSettings | undefined {
     const cached = this.#settings.get(queue.url);

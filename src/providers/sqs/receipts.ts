@@ -1,6 +1,8 @@
 import { QueueError } from "../../core/errors.js";
+import type { OperationContext } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
-import { queueNameOfUrl } from "./queue-urls.js";
+import { queueNameOfUrl, type SqsQueue, type SqsQueueSettings } from "./queue-urls.js";
+import type { SqsContext } from "./sqs-context.js";
 
 // Neither queue URLs nor SQS receipt handles contain it.
 const SEPARATOR = "|";
@@ -30,4 +32,27 @@ export function parseReceipt(receipt: ReceiptHandle): SqsReceipt {
   )
     throw new QueueError("InvalidReceipt", "this receipt handle does not refer to an SQS message lock");
   return { url, handle };
+}
+
+/**
+ * The settings of a receipt's queue (`fresh`: read now, not from the cache); a queue deleted since
+ * makes the receipt invalid, as on every provider.
+ */
+export async function receiptQueueSettings(
+  sqs: SqsContext,
+  url: string,
+  context: OperationContext,
+  fresh = false,
+): Promise<{ queue: SqsQueue; settings: SqsQueueSettings }> {
+  const queue = sqs.directory.fromUrl(url);
+  try {
+    const settings = await (fresh
+      ? sqs.directory.freshSettings(queue, context)
+      : sqs.directory.settings(queue, context));
+    return { queue, settings };
+  } catch (error) {
+    if (QueueError.is(error, "QueueNotFound"))
+      throw new QueueError("InvalidReceipt", `queue ${queue.name} of this receipt no longer exists`);
+    throw error;
+  }
 }

@@ -51,9 +51,13 @@ export class ReceivedMessages {
     if (now >= this.#sweepAt) this.#sweep(now);
   }
 
-  /** The message a receipt handle locks, when this client received it. */
+  /** The message a receipt handle locks, when this client received it (and its lock did not end long ago). */
   get(receiptHandle: string): HeldMessage | undefined {
-    return this.#held.get(receiptHandle);
+    const held = this.#held.get(receiptHandle);
+    // Whether the sweep has run yet must not change the answer.
+    return held !== undefined && held.lockedUntilMs + FORGET_AFTER_EXPIRY_MS >= this.#clock.now()
+      ? held
+      : undefined;
   }
 
   /** Notes a longer lock. */

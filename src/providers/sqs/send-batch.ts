@@ -43,7 +43,8 @@ function prepare(message: OutgoingMessage, queue: SqsQueue, index: number): Prep
     );
   const entry: SendMessageBatchRequestEntry = { Id: String(index), MessageBody: encoded.body };
   if (encoded.attributes !== undefined) entry.MessageAttributes = encoded.attributes;
-  if (delayMs > 0) entry.DelaySeconds = delaySeconds(delayMs);
+  // An explicit 0 overrides the queue's delay, as on every provider; absent, the queue's applies.
+  if (message.delayMs !== undefined && !queue.fifo) entry.DelaySeconds = delaySeconds(delayMs);
   if (queue.fifo) {
     entry.MessageGroupId = message.sessionId;
     entry.MessageDeduplicationId = deduplicationIdOf(message);

@@ -19,7 +19,7 @@ import { DeleteBatcher } from "./delete-batcher.js";
 import { resolveEndpoint } from "./endpoint.js";
 import { SQS_MAX_DELAY_SECONDS, SQS_MAX_MESSAGE_BYTES } from "./message-mapping.js";
 import { QueueDirectory, type SqsQueue } from "./queue-urls.js";
-import { parseReceipt } from "./receipts.js";
+import { parseReceipt, receiptQueueSettings } from "./receipts.js";
 import { receiveBatch } from "./receive-batch.js";
 import { ReceivedMessages } from "./received-messages.js";
 import { sendBatch } from "./send-batch.js";
@@ -169,8 +169,7 @@ export class SqsProvider implements QueueProvider {
   async renewMessageLock(receipt: ReceiptHandle, context: OperationContext): Promise<Date> {
     const { url, handle } = parseReceipt(receipt);
     this.#sqs.received.assertHolds(handle);
-    const queue = this.#sqs.directory.fromUrl(url);
-    const { lockDurationMs } = await this.#sqs.directory.settings(queue, context);
+    const { lockDurationMs } = (await receiptQueueSettings(this.#sqs, url, context)).settings;
     const lockedUntilMs = this.#sqs.clock.now() + lockDurationMs;
     await changeVisibility(this.#sqs.http, url, handle, visibilitySeconds(lockDurationMs), context);
     this.#sqs.received.extend(handle, lockedUntilMs);

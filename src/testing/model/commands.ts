@@ -1,4 +1,4 @@
-import fc from "fast-check";
+import type fc from "fast-check";
 import type { QueueOptions } from "../../core/admin.js";
 import type { BatchEntryResult } from "../../core/errors.js";
 import { modelOutcome, type Outcome, realOutcome, sameOutcome, sameResult, sameValue } from "./outcome.js";
@@ -9,13 +9,10 @@ import type { World } from "./world.js";
 export type WorldCommand = fc.AsyncCommand<World, World, false>;
 
 /** The queue names commands pick from: standard queues, a FIFO one, and dead-letter queues used directly. */
-export const QUEUE_NAMES = ["qa", "qb", "qa-dlq", "qf", "qf-dlq"] as const;
+export const QUEUE_NAMES = ["qa", "qb", "qa-dlq", "qf.fifo", "qf-dlq.fifo"] as const;
 
-/** The FIFO queue of a run (its dead-letter queue is FIFO too). */
-export const FIFO_QUEUE = "qf";
-
-/** The sessions (message groups) messages name. */
-const SESSION_IDS = ["s1", "s2", "s3"] as const;
+/** The FIFO queue of a run (its dead-letter queue is FIFO too): named as SQS needs a FIFO queue named. */
+export const FIFO_QUEUE = "qf.fifo";
 
 /** Creates a queue on both sides. */
 export class CreateQueue implements WorldCommand {
@@ -29,7 +26,7 @@ export class CreateQueue implements WorldCommand {
   }
   /** Creates the queue (FIFO when named so) and compares the outcome. */
   async run(_: World, world: World): Promise<void> {
-    const options = { ...this.options, fifo: this.name.startsWith(FIFO_QUEUE) };
+    const options = { ...this.options, fifo: this.name.endsWith(".fifo") };
     const model = modelOutcome(() => world.model.createQueue(this.name, options));
     const real = await realOutcome(() => world.client.admin.createQueue(this.name, options as QueueOptions));
     sameOutcome(String(this), model, real);
@@ -162,17 +159,18 @@ export class Settle implements WorldCommand {
     const { client, receipt } = world.settler(this.viaSecond, pair);
     const s = this.settlement;
     const label = `${this} on ${pair.body}`;
+    const by = this.viaSecond ? "other" : "receiver";
     if (s.kind === "renew") {
-      const model = modelOutcome(() => world.model.renew(pair.model));
+      const model = modelOutcome(() => world.model.renew(pair.model, by));
       const real = await realOutcome(() => client.renewMessageLock(receipt));
       const both = sameOutcome(label, model, real);
       if (both !== undefined) sameValue(`${label}: new lock end`, both.model, both.real.getTime());
       return;
     }
     const model = modelOutcome(() => {
-      if (s.kind === "complete") world.model.complete(pair.model);
-      else if (s.kind === "abandon") world.model.abandon(pair.model, s.delayMs);
-      else world.model.deadLetter(pair.model, s.reason, s.description);
+      if (s.kind === "complete") world.model.complete(pair.model, by);
+      else if (s.kind === "abandon") world.model.abandon(pair.model, s.delayMs, by);
+      else world.model.deadLetter(pair.model, s.reason, s.description, by);
     });
     const real = await realOutcome(() => {
       if (s.kind === "complete") return client.completeMessage(receipt);
@@ -382,126 +380,6 @@ export class Advance implements WorldCommand {
       : `advance(to the next due moment${edge})`;
   }
 }
-
-// The two queues every run starts with come up most; the others keep creation and absence in play.
-const queueName = fc.constantFrom("qa", "qa", "qa", "qf", "qf", "qf", "qb", "qa-dlq", "qf-dlq");
-const sessionId = fc.constantFrom(...SESSION_IDS);
-const offset = fc.constantFrom(-1, 0, 1);
-
-/** Queue options as the runs vary them: short locks, few deliveries, with and without dead-letter queue, delays, time to live and deduplication. */
-export const queueOptionsArbitrary: fc.Arbitrary<ModelQueueOptions> = fc.record(
-  {
-    lockDurationMs: fc.constantFrom(1_000, 5_000, 30_000),
-    maxDeliveryCount: fc.constantFrom<number | null>(1, 2, 3, null),
-    deadLetterQueue: fc.constant(null),
-    defaultDelayMs: fc.constantFrom(0, 1_000),
-    defaultTimeToLiveMs: fc.constantFrom<number | null>(2_000, 10_000, null),
-    deduplicationWindowMs: fc.constantFrom(0, 2_000, 300_000),
-  },
-  { requiredKeys: [] },
-);
-
-const sendOptions: fc.Arbitrary<Omit<ModelSend, "body">> = fc.record(
-  {
-    delayMs: fc.constantFrom(0, 1, 999, 1_000, 2_500),
-    timeToLiveMs: fc.constantFrom(1, 1_000, 3_000, 60_000),
-    deduplicationId: fc.constantFrom("d1", "d2"),
-    sessionId,
-  },
-  { requiredKeys: [] },
-);
-
-/** Batch sizes at the edges: one, the engine's limit of 10, and past it. */
-const batchSize = fc.constantFrom(1, 2, 10, 11);
-
-const sessionStep: fc.Arbitrary<SessionStep> = fc.oneof(
-  {
-    weight: 3,
-    arbitrary: fc.record({ kind: fc.constant("receive" as const), max: fc.integer({ min: 1, max: 3 }) }),
-  },
-  fc.constant<SessionStep>({ kind: "renew" }),
-  fc.constant<SessionStep>({ kind: "getState" }),
-  fc.record({
-    kind: fc.constant("setState" as const),
-    state: fc.constantFrom<string | null>("x", "y", null),
-  }),
-  fc.constant<SessionStep>({ kind: "close" }),
-);
-
-const settlement: fc.Arbitrary<Settlement> = fc.oneof(
-  fc.constant<Settlement>({ kind: "complete" }),
-  fc.record({ kind: fc.constant("abandon" as const), delayMs: fc.constantFrom(undefined, 0, 1_000, 2_500) }),
-  fc.record({
-    kind: fc.constant("deadLetter" as const),
-    reason: fc.constantFrom("bad", "poison"),
-    description: fc.constantFrom(undefined, "why"),
-  }),
-  fc.constant<Settlement>({ kind: "renew" }),
-);
-
-const advanceBy: fc.Arbitrary<AdvanceBy> = fc.oneof(
-  fc.record({
-    kind: fc.constant("fixed" as const),
-    ms: fc.constantFrom(0, 1, 999, 1_000, 1_001, 5_000, 31_000),
-  }),
-  fc.record({ kind: fc.constant("lockEnd" as const), receiptIndex: fc.nat(5), offset }),
-  fc.record({ kind: fc.constant("nextDue" as const), offset }),
-);
-
-/** `weight` copies of an arbitrary: fast-check picks among the commands evenly. */
-function weighted(weight: number, arbitrary: fc.Arbitrary<WorldCommand>): fc.Arbitrary<WorldCommand>[] {
-  return Array.from({ length: weight }, () => arbitrary);
-}
-
-/** Every command, weighted towards sends, receives, settles, sessions and time. */
-export const commandArbitraries: fc.Arbitrary<WorldCommand>[] = [
-  fc.tuple(queueName, queueOptionsArbitrary).map(([name, options]) => new CreateQueue(name, options)),
-  ...weighted(
-    4,
-    fc.tuple(queueName, sendOptions).map(([queue, options]) => new Send(queue, options)),
-  ),
-  fc
-    .tuple(
-      queueName,
-      batchSize.chain((size) => fc.array(sendOptions, { minLength: size, maxLength: size })),
-    )
-    .map(([queue, entries]) => new SendBatch(queue, entries)),
-  ...weighted(
-    3,
-    fc.tuple(queueName, fc.integer({ min: 1, max: 3 })).map(([queue, max]) => new Receive(queue, max)),
-  ),
-  ...weighted(
-    5,
-    fc
-      .tuple(fc.nat(5), settlement, fc.boolean())
-      .map(([index, what, viaSecond]) => new Settle(index, what, viaSecond)),
-  ),
-  queueName.map((queue) => new QueueAdminCall("purge", queue)),
-  // Deleting one of the two main queues ends most of a run's interest in it, so it is rarer.
-  fc
-    .constantFrom("qb", "qa-dlq", "qf-dlq", "qa", "qf")
-    .map((queue) => new QueueAdminCall("deleteQueue", queue)),
-  fc
-    .tuple(fc.constantFrom(...QUEUE_NAMES), fc.option(queueName, { freq: 3 }))
-    .map(([queue, target]) => new Redrive(queue, target ?? undefined)),
-  ...weighted(
-    2,
-    fc
-      .tuple(
-        fc.constantFrom(FIFO_QUEUE, FIFO_QUEUE, FIFO_QUEUE, "qf-dlq", "qa"),
-        fc.option(sessionId, { freq: 2 }),
-      )
-      .map(([queue, id]) => new AcceptSession(queue, id ?? undefined)),
-  ),
-  ...weighted(
-    4,
-    fc.tuple(fc.nat(3), sessionStep).map(([index, step]) => new UseSession(index, step)),
-  ),
-  ...weighted(
-    3,
-    advanceBy.map((by) => new Advance(by)),
-  ),
-];
 
 /** Compares one queue's counts alone, without reading any other queue first (for replays of known differences). */
 export class Stats implements WorldCommand {

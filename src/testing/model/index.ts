@@ -3,17 +3,10 @@ import fc from "fast-check";
 import { describe, test } from "vitest";
 import { VirtualClock } from "../../core/clock.js";
 import type { QueueClient } from "../../core/queue-client.js";
-import {
-  CreateQueue,
-  commandArbitraries,
-  FIFO_QUEUE,
-  queueOptionsArbitrary,
-  type WorldCommand,
-} from "./commands.js";
-import type { ModelQueueOptions } from "./queue-model.js";
+import { commandArbitraries, givenBy, queueOptionsArbitrary } from "./arbitraries.js";
+import { CreateQueue, FIFO_QUEUE, type WorldCommand } from "./commands.js";
+import type { ModelOptions, ModelQueueOptions } from "./queue-model.js";
 import { World } from "./world.js";
-
-export { QueueModel } from "./queue-model.js";
 
 /** What `makeClient` is told for each client a run asks for. */
 export interface ModelRunContext {
@@ -26,8 +19,10 @@ export interface ModelRunContext {
 /** Makes a client of the provider under test that does not create queues on first use. */
 export type MakeModelClient = (context: ModelRunContext) => Promise<QueueClient>;
 
-/** How many runs, how long, and from which seed. */
+/** How many runs, how long, from which seed, and where the provider's semantics differ. */
 export interface ModelCheckOptions {
+  /** Where the provider's semantics depart from the engine's defaults (see {@link ModelOptions}). */
+  model?: ModelOptions;
   /** The seed of the fixed run (default 20_260_101). */
   seed?: number;
   /** Runs per test (default 100). */
@@ -57,12 +52,12 @@ export function checkAgainstModel(
   describe(`reference model: ${name}`, () => {
     test(
       "queues and sessions agree with the model (fixed seed)",
-      () => assertAgainstModel(makeClient, numRuns, options.maxCommands, options.seed ?? 20_260_101),
+      () => assertAgainstModel(makeClient, { ...options, numRuns, seed: options.seed ?? 20_260_101 }),
       timeoutMs,
     );
     test(
       "queues and sessions agree with the model (random seed)",
-      () => assertAgainstModel(makeClient, numRuns, options.maxCommands, randomBytes(4).readInt32LE()),
+      () => assertAgainstModel(makeClient, { ...options, numRuns, seed: randomBytes(4).readInt32LE() }),
       timeoutMs,
     );
   });
@@ -74,34 +69,43 @@ function campaignRuns(): number | undefined {
   return Number.isInteger(runs) && runs > 0 ? runs : undefined;
 }
 
-/** Runs the property: on failure fast-check's error names the seed, the path and the shrunk commands. */
+/**
+ * Runs the property: on failure fast-check's error names the seed, the path and the shrunk
+ * commands. What the runs contain follows the provider's capabilities, read from a first client.
+ */
 export async function assertAgainstModel(
   makeClient: MakeModelClient,
-  numRuns: number,
-  maxCommands = 40,
-  seed?: number,
+  options: ModelCheckOptions = {},
 ): Promise<void> {
-  const commands = commandArbitraries.map((arbitrary) => arbitrary.map((command) => new Compared(command)));
+  const probe = await makeClient({ clock: new VirtualClock(), namespace: newNamespace() });
+  const given = givenBy(probe.capabilities, options.model?.deduplicationWindowMs === undefined);
+  await probe.close();
+  const commands = commandArbitraries(given).map((arbitrary) =>
+    arbitrary.map((command) => new Compared(command)),
+  );
+  const queueOptions = queueOptionsArbitrary(given);
   await fc.assert(
     fc.asyncProperty(
-      queueOptionsArbitrary,
-      queueOptionsArbitrary,
-      fc.commands(commands, { maxCommands, size: "max" }),
+      queueOptions,
+      queueOptions,
+      fc.commands(commands, { maxCommands: options.maxCommands ?? 40, size: "max" }),
       (standard, fifo, steps) =>
-        inWorld(makeClient, async (world) => {
+        inWorld(makeClient, options.model, async (world) => {
           // Every run starts with a standard and a FIFO queue, so few runs are spent on QueueNotFound alone.
           await new Compared(new CreateQueue("qa", standard)).run(world, world);
           await new Compared(new CreateQueue(FIFO_QUEUE, fifo)).run(world, world);
           await fc.asyncModelRun(() => ({ model: world, real: world }), steps);
         }),
     ),
-    { numRuns, seed },
+    { numRuns: options.numRuns ?? 100, seed: options.seed },
   );
 }
 
 /** How a replay runs. */
 export interface ReplayOptions {
-  /** The options of the FIFO queue `qf` the run starts with (default: none). */
+  /** Where the provider's semantics depart from the engine's defaults. */
+  model?: ModelOptions;
+  /** The options of the FIFO queue `qf.fifo` the run starts with (default: none). */
   fifo?: ModelQueueOptions;
   /** Compare every queue's state after each step, as the runs do (default: only each command's answer). */
   compareState?: boolean;
@@ -109,7 +113,7 @@ export interface ReplayOptions {
 
 /**
  * Runs one fixed sequence against a provider, starting as the runs do (`qa` with `first`, and
- * `qf`): how a shrunk counterexample is kept as a regression test. Without `compareState`
+ * `qf.fifo`): how a shrunk counterexample is kept as a regression test. Without `compareState`
  * nothing else is read between the steps, so a replay can show a lag the comparison would hide.
  */
 export async function replayAgainstModel(
@@ -118,7 +122,7 @@ export async function replayAgainstModel(
   steps: readonly WorldCommand[],
   options: ReplayOptions = {},
 ): Promise<void> {
-  await inWorld(makeClient, async (world) => {
+  await inWorld(makeClient, options.model, async (world) => {
     const compare = (command: WorldCommand) =>
       options.compareState ? new Compared(command).run(world, world) : command.run(world, world);
     await compare(new CreateQueue("qa", first));
@@ -128,16 +132,25 @@ export async function replayAgainstModel(
 }
 
 /** Runs `use` in a fresh world: two clients of the provider sharing a namespace and a virtual clock, closed after. */
-async function inWorld(makeClient: MakeModelClient, use: (world: World) => Promise<void>): Promise<void> {
+async function inWorld(
+  makeClient: MakeModelClient,
+  model: ModelOptions | undefined,
+  use: (world: World) => Promise<void>,
+): Promise<void> {
   const clock = new VirtualClock();
-  const namespace = `m${randomBytes(4).toString("hex")}`;
+  const namespace = newNamespace();
   const client = await makeClient({ clock, namespace });
   const second = await makeClient({ clock, namespace });
   try {
-    await use(new World(clock, client, second));
+    await use(new World(clock, client, second, model));
   } finally {
     await Promise.allSettled([client.close(), second.close()]);
   }
+}
+
+/** A name no other run uses. */
+function newNamespace(): string {
+  return `m${randomBytes(4).toString("hex")}`;
 }
 
 /** A command followed by the comparison of every queue's state. */

@@ -57,6 +57,9 @@ export interface DeadLetterMark {
   readonly sourceQueue: string;
 }
 
+/** Who settles a receipt: the client that received the message, or another one given the receipt's text. */
+export type Settler = "receiver" | "other";
+
 /** A session the model let a receiver accept. */
 export interface ModelSession {
   /** The model's opaque handle of this acceptance. */
@@ -77,6 +80,28 @@ export const MODEL_DEFAULTS = {
 export interface ModelOptions {
   /** How long an accepted session stays held without renewal. */
   sessionLockDurationMs?: number;
+  /** A deduplication window every queue has whatever it was created with (SQS: 5 minutes on FIFO queues). */
+  deduplicationWindowMs?: number;
+  /** Whether standard queues deduplicate too (SQS: FIFO queues only). */
+  deduplicateStandardQueues?: boolean;
+  /**
+   * Whether one message of a FIFO queue may have a delay of its own (SQS: a delay over 0 is
+   * `Unsupported`, and every message waits the queue's delay).
+   */
+  fifoMessageDelays?: boolean;
+  /**
+   * How a redrive finds what to move: by receiving (SQS: each message it cannot move counts one
+   * delivery more), and whether a message with no source queue goes to the one queue that
+   * dead-letters into the dead-letter queue, when there is exactly one.
+   */
+  redrive?: { readonly receives: boolean; readonly toSoleSource: boolean };
+  /**
+   * How a receipt is judged: by whether its lock still holds (`"lock"`, the default), or as SQS
+   * judges it through a client that remembers what it settled itself (`"sqs"`: see `#sqsSettle`).
+   */
+  receipts?: "lock" | "sqs";
+  /** Delays (of a send or an abandon) count in whole units of this many ms, a part rounded up (SQS: 1 000). */
+  delayUnitMs?: number;
 }
 
 /** The reasons the queue itself dead-letters with (named as in the engine). */
@@ -107,9 +132,11 @@ interface ModelMessage {
   lockedUntil: number;
   /** The receipt of the current lock; `null` when not locked. */
   lock: string | null;
+  /** The receipt of the latest lock, kept after it ends (SQS judges receipts by it). */
+  latest: string | null;
   deliveryCount: number;
   readonly expiresAt: number | null;
-  readonly deadLetter: DeadLetterMark | undefined;
+  deadLetter: DeadLetterMark | undefined;
 }
 
 interface ModelQueue {
@@ -138,6 +165,9 @@ export class QueueModel {
   /** Every session handle given out: where it points, and whether its client closed it. */
   readonly #sessions = new Map<string, { queue: string; sessionId: string; closed: boolean }>();
   readonly #sessionLockDurationMs: number;
+  readonly #options: ModelOptions;
+  /** Every receipt handed out: the message it locked and what the receiving client remembers of it. */
+  readonly #issued = new Map<string, IssuedReceipt>();
   /** Queues that took dead letters or redriven messages (see {@link orderUnspecified}). */
   readonly #unordered = new Set<string>();
 
@@ -145,6 +175,7 @@ export class QueueModel {
   constructor(startMs: number, options: ModelOptions = {}) {
     this.#now = startMs;
     this.#sessionLockDurationMs = options.sessionLockDurationMs ?? MODEL_DEFAULTS.sessionLockDurationMs;
+    this.#options = options;
   }
 
   /** The model's current time in ms. */
@@ -174,10 +205,12 @@ export class QueueModel {
    * redrive filled from one.
    */
   orderUnspecified(name: string): boolean {
-    return (
-      this.#unordered.has(name) ||
-      [...this.#queues.values()].some((queue) => queue.settings.deadLetterQueue === name)
-    );
+    return this.#unordered.has(name) || this.takesDeadLetters(name);
+  }
+
+  /** True when some queue dead-letters into `name`. */
+  takesDeadLetters(name: string): boolean {
+    return [...this.#queues.values()].some((queue) => queue.settings.deadLetterQueue === name);
   }
 
   /** Every future instant at which something changes by itself (a lock, delay, session or time to live ends). */
@@ -199,7 +232,7 @@ export class QueueModel {
     return this.#holder(receipt)?.message.lockedUntil;
   }
 
-  /** Creates a queue and, unless told not to, its dead-letter queue `<name>-dlq` when that does not exist. */
+  /** Creates a queue and, unless told not to, its dead-letter queue (`<name>-dlq`) when that does not exist. */
   createQueue(name: string, options: ModelQueueOptions = {}): void {
     if (this.#queues.has(name)) throw new QueueError("QueueAlreadyExists", `queue ${name} already exists`);
     const settings: QueueSettings = {
@@ -207,7 +240,8 @@ export class QueueModel {
       lockDurationMs: options.lockDurationMs ?? MODEL_DEFAULTS.lockDurationMs,
       maxDeliveryCount:
         options.maxDeliveryCount === undefined ? MODEL_DEFAULTS.maxDeliveryCount : options.maxDeliveryCount,
-      deadLetterQueue: options.deadLetterQueue === undefined ? `${name}-dlq` : options.deadLetterQueue,
+      deadLetterQueue:
+        options.deadLetterQueue === undefined ? deadLetterQueueName(name) : options.deadLetterQueue,
       defaultDelayMs: options.defaultDelayMs ?? 0,
       defaultTimeToLiveMs: options.defaultTimeToLiveMs ?? null,
       deduplicationWindowMs: options.deduplicationWindowMs ?? MODEL_DEFAULTS.deduplicationWindowMs,
@@ -231,12 +265,17 @@ export class QueueModel {
         "Validation",
         `queue ${queueName} is a FIFO queue: every message needs a sessionId`,
       );
-    const dedupId = settings.deduplicationWindowMs > 0 ? message.deduplicationId : undefined;
+    if (settings.fifo && this.#options.fifoMessageDelays === false && (message.delayMs ?? 0) > 0)
+      throw new QueueError("Unsupported", `queue ${queueName} is a FIFO queue: only the queue has a delay`);
+    const windowMs = this.#options.deduplicationWindowMs ?? settings.deduplicationWindowMs;
+    const deduplicates = windowMs > 0 && (settings.fifo || this.#options.deduplicateStandardQueues !== false);
+    const dedupId = deduplicates ? message.deduplicationId : undefined;
     if (dedupId !== undefined) {
       const original = queue.duplicates.get(dedupId);
       if (original !== undefined && original.until > this.#now) return original.body;
     }
-    const delayMs = message.delayMs ?? settings.defaultDelayMs;
+    const ownDelay = settings.fifo && this.#options.fifoMessageDelays === false ? undefined : message.delayMs;
+    const delayMs = this.#delay(ownDelay ?? settings.defaultDelayMs);
     const timeToLiveMs = message.timeToLiveMs ?? settings.defaultTimeToLiveMs;
     queue.messages.push({
       body: message.body,
@@ -245,6 +284,7 @@ export class QueueModel {
       visibleAt: this.#now + delayMs,
       lockedUntil: 0,
       lock: null,
+      latest: null,
       deliveryCount: 0,
       expiresAt: timeToLiveMs === null ? null : this.#now + timeToLiveMs,
       deadLetter: undefined,
@@ -252,7 +292,7 @@ export class QueueModel {
     if (dedupId !== undefined)
       queue.duplicates.set(dedupId, {
         body: message.body,
-        until: this.#now + settings.deduplicationWindowMs,
+        until: this.#now + windowMs,
       });
     return message.body;
   }
@@ -280,14 +320,14 @@ export class QueueModel {
     if (!queue.settings.fifo)
       return this.#ready(queue)
         .slice(0, max)
-        .map((message) => this.#lock(message, lockedUntil));
+        .map((message) => this.#lock(queue, message, lockedUntil));
     const received: ModelDelivery[] = [];
     for (const sessionId of this.#freeGroups(queue)) {
       // A plain receive's locks replace whatever session held the group before.
       queue.holds.delete(sessionId);
       for (const message of this.#ready(queue, sessionId)) {
         if (received.length >= max) break;
-        received.push(this.#lock(message, lockedUntil));
+        received.push(this.#lock(queue, message, lockedUntil));
       }
       if (received.length >= max) break;
     }
@@ -295,26 +335,30 @@ export class QueueModel {
   }
 
   /** Removes a locked message for good. */
-  complete(receipt: string): void {
+  complete(receipt: string, by: Settler = "receiver"): void {
+    if (this.#options.receipts === "sqs") return this.#sqsSettle(receipt, by, "complete");
     const { queue, message } = this.#held(receipt);
     remove(queue, message);
   }
 
   /** Gives a locked message back, visible again after `delayMs` (or dead-lettered when its deliveries are used up). */
-  abandon(receipt: string, delayMs = 0): void {
+  abandon(receipt: string, delayMs = 0, by: Settler = "receiver"): void {
+    if (this.#options.receipts === "sqs") return this.#sqsSettle(receipt, by, "abandon", delayMs);
     const { queue, message } = this.#held(receipt);
-    this.#release(queue, message, this.#now + delayMs);
+    this.#release(queue, message, this.#now + this.#delay(delayMs));
   }
 
   /** Moves a locked message to its queue's dead-letter queue; `Unsupported` when the queue has none. */
-  deadLetter(receipt: string, reason: string, description?: string): void {
+  deadLetter(receipt: string, reason: string, description?: string, by: Settler = "receiver"): void {
+    if (this.#options.receipts === "sqs") return this.#sqsDeadLetter(receipt, by, reason, description);
     const { queue, message } = this.#held(receipt);
     if (!this.#moveToDeadLetter(queue, message, reason, description))
       throw new QueueError("Unsupported", `queue ${queue.name} has no dead-letter queue`);
   }
 
   /** Extends a lock to the queue's lock duration from now; returns the new end. Messages of an accepted session follow its lock. */
-  renew(receipt: string): number {
+  renew(receipt: string, by: Settler = "receiver"): number {
+    if (this.#options.receipts === "sqs") return this.#sqsRenew(receipt, by);
     const { queue, message } = this.#held(receipt);
     if (message.sessionId !== undefined && queue.holds.has(message.sessionId))
       throw new QueueError("Unsupported", "messages of an accepted session are locked by the session");
@@ -341,10 +385,18 @@ export class QueueModel {
     const ready = from.settings.fifo
       ? this.#freeGroups(from).flatMap((sessionId) => this.#ready(from, sessionId))
       : this.#ready(from);
+    const how = this.#options.redrive;
+    const sources = [...this.#queues.values()].filter(
+      (queue) => queue.settings.deadLetterQueue === from.name,
+    );
+    const soleSource = how?.toSoleSource && sources.length === 1 ? sources[0]!.name : undefined;
     let moved = 0;
     for (const message of ready) {
-      const to = this.#queues.get(target ?? message.deadLetter?.sourceQueue ?? "");
-      if (to === undefined || to === from) continue;
+      const to = this.#queues.get(target ?? message.deadLetter?.sourceQueue ?? soleSource ?? "");
+      if (to === undefined || to === from) {
+        if (how?.receives) this.#receivedByRedrive(message);
+        continue;
+      }
       remove(from, message);
       to.messages.push({
         ...fresh(message),
@@ -402,7 +454,7 @@ export class QueueModel {
     const { queue, sessionId, hold } = this.#heldSession(token);
     return this.#ready(queue, sessionId)
       .slice(0, max)
-      .map((message) => this.#lock(message, hold.lockedUntil));
+      .map((message) => this.#lock(queue, message, hold.lockedUntil));
   }
 
   /** Extends a session's lock, and its locked messages', to the session lock duration from now; returns the new end. */
@@ -439,6 +491,117 @@ export class QueueModel {
     for (const message of [...queue.messages])
       if (message.sessionId === session.sessionId && message.state === "locked")
         this.#release(queue, message, this.#now);
+  }
+
+  /*
+   * Receipts as SQS judges them, through a client that refuses what it settled itself. DeleteMessage:
+   * a message already gone is success; on a standard queue any receipt of the message deletes it,
+   * after its lock ended and even while another receiver holds it; on a FIFO queue only the latest
+   * receipt within its lock. ChangeMessageVisibility (abandon, renew): a receipt of a message gone
+   * is invalid; an older receipt, or the latest after its lock ended, succeeds and changes nothing;
+   * an abandon with a delay keeps the message in flight until the delay ends.
+   * A receipt of a queue deleted since (and not made again) is invalid.
+   */
+  #sqsSettle(receipt: string, by: Settler, kind: "complete" | "abandon", delayMs = 0): void {
+    const { issued, queue } = this.#sqsReceipt(receipt, by);
+    // A client spends a receipt as it settles it, whatever SQS then answers.
+    issued.spentBy.add(by);
+    if (by === "receiver") issued.remembered = false;
+    const { message } = issued;
+    const present = queue.messages.includes(message);
+    const holds = present && message.lock === receipt;
+    if (kind === "complete") {
+      if (!present) return;
+      if (queue.settings.fifo && !holds) throw fifoReceiptRefused();
+      remove(queue, message);
+      return;
+    }
+    if (!present) throw new QueueError("InvalidReceipt", "the message of this receipt is gone");
+    if (!holds) return;
+    // An abandon is a visibility change: with a delay the message stays in flight until it ends.
+    const visibleAt = this.#now + this.#delay(delayMs);
+    if (visibleAt > this.#now) message.lockedUntil = visibleAt;
+    else this.#release(queue, message, visibleAt);
+  }
+
+  #sqsRenew(receipt: string, by: Settler): number {
+    const { issued, queue } = this.#sqsReceipt(receipt, by);
+    const lockedUntil = this.#now + queue.settings.lockDurationMs;
+    this.#sqsChangeVisibility(queue, issued, receipt, lockedUntil);
+    if (by === "receiver") issued.rememberedUntil = lockedUntil;
+    return lockedUntil;
+  }
+
+  /**
+   * Dead-lettering through SQS: the receiving client, while its lock holds, extends the lock, sends
+   * a copy with the reason to the dead-letter queue, then deletes the original (as a complete
+   * does). Another client cannot read the message: it only proves the receipt (the lock set to end
+   * when the receipt said) and answers `Unsupported`.
+   */
+  #sqsDeadLetter(receipt: string, by: Settler, reason: string, description: string | undefined): void {
+    const { issued, queue } = this.#sqsReceipt(receipt, by);
+    const { message } = issued;
+    const target = queue.settings.deadLetterQueue;
+    if (target === null) throw new QueueError("Unsupported", `queue ${queue.name} has no dead-letter queue`);
+    if (by === "other" || !issued.remembered || issued.rememberedUntil + FORGET_AFTER_MS < this.#now) {
+      const left = Math.max(1_000, Math.ceil((issued.lockedUntil - this.#now) / 1_000) * 1_000);
+      this.#sqsChangeVisibility(queue, issued, receipt, this.#now + left);
+      throw new QueueError("Unsupported", "only the client that received a message can dead-letter it");
+    }
+    if (issued.rememberedUntil <= this.#now)
+      throw new QueueError("InvalidReceipt", "this receipt's lock has ended");
+    this.#sqsChangeVisibility(queue, issued, receipt, this.#now + queue.settings.lockDurationMs);
+    const deadLetters = this.#queues.get(target);
+    if (deadLetters === undefined) throw new QueueError("QueueNotFound", `queue ${target} does not exist`);
+    const copy = this.send(target, {
+      body: message.body,
+      sessionId: message.sessionId ?? (deadLetters.settings.fifo ? queue.name : undefined),
+      deduplicationId: `dl-${message.body}`,
+    });
+    const sent = deadLetters.messages.find((other) => other.body === copy && other.deadLetter === undefined);
+    if (sent !== undefined) sent.deadLetter = { reason, description, sourceQueue: queue.name };
+    this.#unordered.add(target);
+    issued.spentBy.add(by);
+    issued.remembered = false;
+    if (queue.settings.fifo && !(queue.messages.includes(message) && message.lock === receipt))
+      throw fifoReceiptRefused();
+    remove(queue, message);
+  }
+
+  // A redrive that receives a message it cannot move gives it back: one delivery more, and the
+  // receiving client's earlier receipt of it is spent (it received the message again).
+  #receivedByRedrive(message: ModelMessage): void {
+    if (message.latest !== null) this.#issued.get(message.latest)?.spentBy.add("receiver");
+    message.latest = `lock-${++this.#tokens}`;
+    message.deliveryCount++;
+  }
+
+  // A receipt the settling client has not spent, and the queue its URL names now (a queue made again is a new one).
+  #sqsReceipt(receipt: string, by: Settler): { issued: IssuedReceipt; queue: ModelQueue } {
+    const issued = this.#issued.get(receipt);
+    if (issued === undefined || issued.spentBy.has(by))
+      throw new QueueError(
+        "InvalidReceipt",
+        "this client settled this receipt or received its message again",
+      );
+    const queue = this.#queues.get(issued.queue.name);
+    if (queue === undefined)
+      throw new QueueError("InvalidReceipt", `queue ${issued.queue.name} no longer exists`);
+    return { issued, queue };
+  }
+
+  // ChangeMessageVisibility: invalid for a message gone; applies only to the latest receipt within its lock.
+  #sqsChangeVisibility(queue: ModelQueue, issued: IssuedReceipt, receipt: string, lockedUntil: number): void {
+    const { message } = issued;
+    if (!queue.messages.includes(message))
+      throw new QueueError("InvalidReceipt", "the message of this receipt is gone");
+    if (message.lock === receipt) message.lockedUntil = lockedUntil;
+  }
+
+  // A delay as the provider counts it: in whole units, a part rounded up.
+  #delay(ms: number): number {
+    const unit = this.#options.delayUnitMs ?? 1;
+    return Math.ceil(ms / unit) * unit;
   }
 
   #queue(name: string): ModelQueue {
@@ -483,11 +646,22 @@ export class QueueModel {
     return [...groups];
   }
 
-  #lock(message: ModelMessage, lockedUntil: number): ModelDelivery {
+  #lock(queue: ModelQueue, message: ModelMessage, lockedUntil: number): ModelDelivery {
+    // The receiving client knows its earlier receipt of this message holds nothing any more.
+    if (message.latest !== null) this.#issued.get(message.latest)?.spentBy.add("receiver");
     message.state = "locked";
     message.lock = `lock-${++this.#tokens}`;
+    message.latest = message.lock;
     message.lockedUntil = lockedUntil;
     message.deliveryCount++;
+    this.#issued.set(message.lock, {
+      queue,
+      message,
+      lockedUntil,
+      remembered: true,
+      rememberedUntil: lockedUntil,
+      spentBy: new Set(),
+    });
     return {
       receipt: message.lock,
       body: message.body,
@@ -576,6 +750,28 @@ export class QueueModel {
   }
 }
 
+/** The default name of a queue's dead-letter queue: `<name>-dlq`, with `.fifo` kept last. */
+function deadLetterQueueName(name: string): string {
+  return name.endsWith(".fifo") ? `${name.slice(0, -".fifo".length)}-dlq.fifo` : `${name}-dlq`;
+}
+
+/** How long after its lock ended the receiving client still remembers a message (the SQS provider's FORGET_AFTER_EXPIRY_MS). */
+const FORGET_AFTER_MS = 10_000;
+
+/** A receipt handed out, and what the client that received it remembers of it. */
+interface IssuedReceipt {
+  readonly queue: ModelQueue;
+  readonly message: ModelMessage;
+  /** When the lock it was issued with ends (what the receipt's text says). */
+  readonly lockedUntil: number;
+  /** Whether the receiving client still keeps the message (until it settles it or receives it again). */
+  remembered: boolean;
+  /** When the receiving client believes the lock ends (moved by its renewals). */
+  rememberedUntil: number;
+  /** The clients that settled it (each refuses it from then on). */
+  readonly spentBy: Set<Settler>;
+}
+
 /** A dead-letter queue made for `source`: same kind and lock duration, never dead-letters, nothing expires. */
 function deadLetterSettings(source: QueueSettings): QueueSettings {
   return {
@@ -597,6 +793,7 @@ function fresh(message: ModelMessage): ModelMessage {
     visibleAt: 0,
     lockedUntil: 0,
     lock: null,
+    latest: null,
     deliveryCount: 0,
     expiresAt: null,
   };
@@ -605,4 +802,9 @@ function fresh(message: ModelMessage): ModelMessage {
 /** Takes a message out of its queue. */
 function remove(queue: ModelQueue, message: ModelMessage): void {
   queue.messages = queue.messages.filter((other) => other !== message);
+}
+
+/** SQS's answer to a FIFO queue's receipt that is not the latest within its lock. */
+function fifoReceiptRefused(): QueueError {
+  return new QueueError("InvalidReceipt", "on a FIFO queue only the latest receipt within its lock settles");
 }

@@ -1,0 +1,66 @@
+import { describe, test } from "vitest";
+import {
+  Advance,
+  QueueAdminCall,
+  Receive,
+  Send,
+  Settle,
+  type WorldCommand,
+} from "../../src/testing/model/commands.js";
+import { replayAgainstModel } from "../../src/testing/model/index.js";
+import type { ModelQueueOptions } from "../../src/testing/model/queue-model.js";
+import { SQS_SEMANTICS, sqsOverServe } from "./sqs-over-serve.js";
+
+/** Replays a shrunk sequence with the state compared after each step, as the runs do. */
+function replay(
+  first: ModelQueueOptions,
+  steps: readonly WorldCommand[],
+  fifo: ModelQueueOptions = {},
+): Promise<void> {
+  return replayAgainstModel(sqsOverServe, first, steps, { model: SQS_SEMANTICS, compareState: true, fifo });
+}
+
+/* The shrunk counterexamples of the sqs provider's runs over `queue-runtime serve`, kept as regression tests. */
+describe("found by the model: sqs over serve", () => {
+  // Was: m11 waited the queue's 1 s delay (stats: delayed 11, active 0): the provider sent no
+  // DelaySeconds for an explicit 0, so the queue's delay applied. Now 0 is sent and overrides it.
+  test("an explicit delay of 0 overrides the queue's delay", () =>
+    replay({ defaultDelayMs: 1_000 }, [new Send("qa", {}), new Send("qa", { delayMs: 0 })]));
+
+  // Was: QueueNotFound (the provider read the deleted queue's settings first); every other provider
+  // and SQS's own ChangeMessageVisibility say the receipt is invalid.
+  test("renewing a receipt of a deleted queue is InvalidReceipt", () =>
+    replay({}, [
+      new Send("qf.fifo", { sessionId: "s1" }),
+      new Receive("qf.fifo", 1),
+      new QueueAdminCall("deleteQueue", "qf.fifo"),
+      new Settle(0, { kind: "renew" }, false),
+    ]));
+
+  // Was: Unsupported from a second client that had read the queue's settings before it was
+  // deleted (a cached "no dead-letter queue"); a dead-letter now reads them afresh.
+  test("dead-lettering a receipt of a deleted queue is InvalidReceipt, whatever a client read before", () =>
+    replay(
+      {},
+      [
+        new Send("qf.fifo", { sessionId: "s1" }),
+        new Receive("qf.fifo", 1),
+        new Settle(0, { kind: "deadLetter", reason: "bad", description: undefined }, true),
+        new QueueAdminCall("deleteQueue", "qf.fifo"),
+        new Settle(0, { kind: "deadLetter", reason: "bad", description: undefined }, true),
+      ],
+      { deadLetterQueue: null },
+    ));
+
+  // SQS would take a receipt whose lock ended (the visibility change succeeds, the delete deletes),
+  // so the provider copied a message another receiver may hold into the dead-letter queue; it now
+  // refuses, and the message stays for the next receive.
+  test("dead-lettering after the lock ended is InvalidReceipt and loses nothing", () =>
+    replay({ lockDurationMs: 1_000 }, [
+      new Send("qa", {}),
+      new Receive("qa", 1),
+      new Advance({ kind: "fixed", ms: 1_000 }),
+      new Settle(0, { kind: "deadLetter", reason: "bad", description: undefined }, false),
+      new Receive("qa", 1),
+    ]));
+});

@@ -1,0 +1,68 @@
+import type { VirtualClock } from "../../src/core/clock.js";
+import { StandardQueueClient } from "../../src/core/standard-queue-client.js";
+import { MemoryStore } from "../../src/engine/memory/memory-store.js";
+import { QueueEngine } from "../../src/engine/queue-engine.js";
+import { createSqsProvider } from "../../src/providers/sqs/sqs-provider.js";
+import { SqsServer } from "../../src/server/sqs/sqs-server.js";
+import type { MakeModelClient } from "../../src/testing/model/index.js";
+import type { ModelOptions } from "../../src/testing/model/queue-model.js";
+
+/**
+ * Where SQS's semantics differ from the engine's, as the model's options: FIFO queues deduplicate
+ * for a fixed 5 minutes and standard ones not at all; a FIFO message has no delay of its own;
+ * delays count in whole seconds; a redrive receives what it moves (and what it cannot); receipts
+ * are judged as SQS judges them.
+ */
+export const SQS_SEMANTICS: ModelOptions = {
+  deduplicationWindowMs: 300_000,
+  deduplicateStandardQueues: false,
+  fifoMessageDelays: false,
+  delayUnitMs: 1_000,
+  redrive: { receives: true, toSoleSource: true },
+  receipts: "sqs",
+};
+
+/** A run's server: started by its first client, stopped when its last client closes. */
+interface RunServer {
+  readonly started: Promise<SqsServer>;
+  clients: number;
+}
+
+const servers = new Map<string, RunServer>();
+
+/** The server of a run, on the run's virtual clock (unsigned requests: SigV4 is tested on its own, on real time). */
+function serverOf(namespace: string, clock: VirtualClock): RunServer {
+  let server = servers.get(namespace);
+  if (server === undefined) {
+    const engine = new QueueEngine(new MemoryStore(), { createQueues: false, clock });
+    server = { started: SqsServer.start({ engine, port: 0, credentials: null }), clients: 0 };
+    servers.set(namespace, server);
+  }
+  server.clients++;
+  return server;
+}
+
+/** Clients of the sqs provider over `queue-runtime serve` (one server per run), both on the run's virtual clock, retries off. */
+export const sqsOverServe: MakeModelClient = async ({ clock, namespace }) => {
+  const server = serverOf(namespace, clock);
+  const { endpoint } = await server.started;
+  const provider = await createSqsProvider(
+    {
+      type: "sqs",
+      endpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "model", secretAccessKey: "model" },
+    },
+    { createQueues: false, clock },
+  );
+  const client = new StandardQueueClient(provider, { clock, retryPolicy: { maxAttempts: 1 } });
+  const close = client.close.bind(client);
+  client.close = async () => {
+    await close();
+    if (--server.clients === 0) {
+      servers.delete(namespace);
+      await (await server.started).close();
+    }
+  };
+  return client;
+};

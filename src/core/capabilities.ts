@@ -28,7 +28,7 @@ export interface Capabilities {
   readonly timeToLive: boolean;
   /** Whether `admin.redrive` can move dead letters back. */
   readonly redrive: boolean;
-  /** Whether `admin.getQueueStats` counts locked messages (`inFlight`) apart from active ones. */
+  /** Whether locked messages are told apart from active ones: counted as `inFlight` by `admin.getQueueStats`, peeked as `inFlight`. */
   readonly lockedCount: boolean;
   /** Whether `admin.peekMessages` can show messages without receiving them. */
   readonly peek: boolean;

@@ -32,10 +32,18 @@ export function peekedMessage(fields: PeekedMessageFields, state: PeekedState): 
   };
 }
 
+/** The largest sequence number: sequence numbers are 64-bit signed (Service Bus's are longs). */
+const MAX_SEQUENCE = 2n ** 63n - 1n;
+
 /** Checks a peek's arguments: `max` in 1..{@link MAX_PEEK}, `fromSequence` a sequence number's decimal text. */
 export function validatePeek(max: unknown, fromSequence: unknown): void {
   validateCount("max", max, 1, MAX_PEEK);
-  if (fromSequence !== undefined && (typeof fromSequence !== "string" || !/^\d{1,19}$/.test(fromSequence)))
+  if (
+    fromSequence !== undefined &&
+    (typeof fromSequence !== "string" ||
+      !/^\d{1,19}$/.test(fromSequence) ||
+      BigInt(fromSequence) > MAX_SEQUENCE)
+  )
     throw new QueueError(
       "Validation",
       `fromSequence must be a sequence number's decimal text, not ${JSON.stringify(fromSequence)}`,

@@ -4,34 +4,20 @@ import type { OutgoingMessage } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
 import { newMessageId } from "../../engine/message-ids.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
+import { type LockedMessageRow, messageFields } from "./message-rows.js";
 import { pgQuery } from "./pg-failures.js";
 import { plainReceiveStatement, plainSendStatement } from "./plain-statements.js";
 import type { PostgresQueue } from "./postgres-queues.js";
 import { channelOf } from "./postgres-schema.js";
 import { SettleBatcher } from "./settle-batcher.js";
 
-/** A message row as the statements return it (node-postgres gives bigints as text). */
-interface MessageRow {
-  seq: string;
-  message_id: string;
-  session_id: string | null;
-  body: Buffer;
-  attributes: Record<string, string> | null;
-  correlation_id: string | null;
-  content_type: string | null;
-  enqueued_at: string;
-  visible_at: string;
-  lock_token: string;
-  delivery_count: number;
-  first_delivered_at: string | null;
-  delivered_at: string | null;
-}
-
 /** A row of the plain receive: a locked message, or nulls when it locked none. */
-type PlainReceiveRow = (MessageRow | { [K in keyof MessageRow]: null }) & { housekeeping: boolean };
+type PlainReceiveRow = (LockedMessageRow | { [K in keyof LockedMessageRow]: null }) & {
+  housekeeping: boolean;
+};
 
 /** Orders message rows by sequence number (delivery order). */
-const bySequence = (a: MessageRow, b: MessageRow): number => Number(a.seq) - Number(b.seq);
+const bySequence = (a: LockedMessageRow, b: LockedMessageRow): number => Number(a.seq) - Number(b.seq);
 
 const LOCK_TOKEN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const READY = 0;
@@ -223,7 +209,7 @@ export class PostgresMessages {
         `${s}.plain_receive`,
       );
       const locked = plain.rows.filter(
-        (row): row is MessageRow & { housekeeping: boolean } => row.seq !== null,
+        (row): row is LockedMessageRow & { housekeeping: boolean } => row.seq !== null,
       );
       const housekeeping = plain.rows[0]?.housekeeping === true;
       if (locked.length > 0 || !housekeeping) {
@@ -233,14 +219,14 @@ export class PostgresMessages {
     }
     this.#housekeepingDue.delete(queue.id);
     const received = record.fifo
-      ? await pgQuery<MessageRow>(
+      ? await pgQuery<LockedMessageRow>(
           this.#pool,
           `SELECT * FROM ${s}.receive_groups($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
           [...common, session?.sessionId ?? null, session?.token ?? null],
           `receiving from ${record.name}`,
           `${s}.receive_groups`,
         )
-      : await pgQuery<MessageRow>(
+      : await pgQuery<LockedMessageRow>(
           this.#pool,
           `SELECT * FROM ${s}.receive($1, $2, $3, $4, $5, $6, $7, $8)`,
           common,
@@ -371,21 +357,12 @@ export class PostgresMessages {
     if (done.rowCount === 0) throw invalidReceipt(receipt);
   }
 
-  #delivery(queue: string, row: MessageRow): Delivery {
+  /** A locked row as a delivery whose receipt names its lock. */
+  #delivery(queue: string, row: LockedMessageRow): Delivery {
     const lockedUntilMs = Number(row.visible_at);
     return new Delivery({
-      messageId: row.message_id,
-      body: row.body,
-      attributes: row.attributes ?? {},
-      sessionId: row.session_id ?? undefined,
-      correlationId: row.correlation_id ?? undefined,
-      contentType: row.content_type ?? undefined,
-      deliveryCount: row.delivery_count,
-      enqueuedAtMs: Number(row.enqueued_at),
-      firstDeliveredAtMs: Number(row.first_delivered_at),
-      deliveredAtMs: Number(row.delivered_at),
+      ...messageFields(row),
       lockedUntilMs,
-      sequenceNumber: row.seq,
       receiptHandle: new ReceiptHandle(
         this.#providerType,
         queue,

@@ -103,10 +103,7 @@ export class PostgresProvider implements QueueProvider {
     }
     this.#createQueues = options.createQueues;
     // The engine's semantics, in SQL: what the engine-backed providers can do, this one can.
-    this.capabilities = Object.freeze({
-      ...engineCapabilities(maxMessageBytesOf(config), MAX_BATCH_SIZE),
-      peek: false,
-    });
+    this.capabilities = engineCapabilities(maxMessageBytesOf(config), MAX_BATCH_SIZE);
     const defaults = resolveEngineDefaults(config);
     const queues = new PostgresQueues(this.#pool, this.#schema, this.#clock, defaults, () => this.#open());
     this.admin = queues;

@@ -1,7 +1,7 @@
 import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
 import type { Clock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
-import { peekUnsupported } from "../../core/peeked-message.js";
+import { peekedMessage } from "../../core/peeked-message.js";
 import { validateQueueName } from "../../core/validation.js";
 import {
   deadLetterQueueOfRecord,
@@ -12,6 +12,7 @@ import {
 } from "../../engine/queue-settings.js";
 import type { QueueRecord } from "../../engine/records.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
+import { type MessageRow, messageFields } from "./message-rows.js";
 import { pgQuery } from "./pg-failures.js";
 
 /** A queue as the provider knows it: its row id and its settings. */
@@ -193,7 +194,30 @@ export class PostgresQueues implements QueueAdmin {
     }
   }
 
-  async peekMessages(): Promise<PeekedMessage[]> {
-    throw peekUnsupported("the postgres provider");
+  /**
+   * One plain SELECT in sequence order: no row is locked or changed, so a delay, lock or time to
+   * live that ended is judged here against the clock receives use, as `getQueueStats` judges it,
+   * and messages whose time to live ended are left out though no receive has removed them yet.
+   * Ready messages and the others are read apart, each through its own index of the queue's rows
+   * (an index of all of them in order would cost every send and receive).
+   */
+  async peekMessages(name: string, max: number, fromSequence?: string): Promise<PeekedMessage[]> {
+    const queue = await this.require(name);
+    const s = this.#schema;
+    const columns = `seq, message_id, session_id, body, attributes, correlation_id, content_type, enqueued_at,
+      delivery_count, first_delivered_at, delivered_at, state, visible_at`;
+    const alive = "seq >= $2 AND (expires_at IS NULL OR expires_at > $3)";
+    const peeked = await pgQuery<MessageRow & { peeked_state: PeekedMessage["state"] }>(
+      this.#pool,
+      `SELECT *, CASE WHEN visible_at <= $3 THEN 'active' WHEN state = 2 THEN 'inFlight'
+           WHEN state = 1 THEN 'delayed' ELSE 'active' END AS peeked_state
+       FROM ((SELECT ${columns} FROM ${s}.messages WHERE queue_id = $1 AND state = 0 AND ${alive} ORDER BY seq LIMIT $4)
+         UNION ALL
+         (SELECT ${columns} FROM ${s}.messages WHERE queue_id = $1 AND state > 0 AND ${alive} ORDER BY seq LIMIT $4)) m
+       ORDER BY seq LIMIT $4`,
+      [queue.id, fromSequence ?? "0", this.#clock.now(), max],
+      `peeking at queue ${name}`,
+    );
+    return peeked.rows.map((row) => peekedMessage(messageFields(row), row.peeked_state));
   }
 }

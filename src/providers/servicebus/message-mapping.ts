@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceBusMessage, ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
+import type { PeekedMessage } from "../../core/admin.js";
 import { QueueError } from "../../core/errors.js";
 import { Delivery } from "../../core/message.js";
+import { type PeekedMessageFields, peekedMessage } from "../../core/peeked-message.js";
 import type { OutgoingMessage } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../engine/dead-letters.js";
@@ -97,6 +99,24 @@ function attributesOf(message: ServiceBusReceivedMessage, queue: string): Record
   return attributes;
 }
 
+/** What a delivery and a peek show alike of a message from the SDK. */
+function messageFields(
+  message: ServiceBusReceivedMessage,
+  queue: string,
+  nowMs: number,
+): Omit<PeekedMessageFields, "deliveryCount" | "firstDeliveredAtMs" | "deliveredAtMs"> {
+  return {
+    messageId: message.messageId === undefined ? "" : String(message.messageId),
+    body: bodyOf(message.body),
+    attributes: attributesOf(message, queue),
+    sessionId: message.sessionId,
+    correlationId: message.correlationId === undefined ? undefined : String(message.correlationId),
+    contentType: message.contentType,
+    enqueuedAtMs: message.enqueuedTimeUtc?.getTime() ?? nowMs,
+    sequenceNumber: message.sequenceNumber?.toString() ?? "",
+  };
+}
+
 /**
  * A received message in queue-runtime's terms. The delivery count counts this delivery (the JS
  * SDK shows the service's count of earlier ones); Service Bus does not report when a message was
@@ -112,21 +132,14 @@ export function toDelivery(
   if (lockToken === undefined)
     throw new QueueError("Provider", `a message received from ${queue} carries no lock token`);
   const lockedUntilMs = message.lockedUntilUtc?.getTime() ?? nowMs;
-  const enqueuedAtMs = message.enqueuedTimeUtc?.getTime() ?? nowMs;
+  const fields = messageFields(message, queue, nowMs);
   const deliveryCount = (message.deliveryCount ?? 0) + 1;
   return new Delivery({
-    messageId: message.messageId === undefined ? "" : String(message.messageId),
-    body: bodyOf(message.body),
-    attributes: attributesOf(message, queue),
-    sessionId: message.sessionId,
-    correlationId: message.correlationId === undefined ? undefined : String(message.correlationId),
-    contentType: message.contentType,
+    ...fields,
     deliveryCount,
-    enqueuedAtMs,
-    firstDeliveredAtMs: deliveryCount === 1 ? nowMs : enqueuedAtMs,
+    firstDeliveredAtMs: deliveryCount === 1 ? nowMs : fields.enqueuedAtMs,
     deliveredAtMs: nowMs,
     lockedUntilMs,
-    sequenceNumber: message.sequenceNumber?.toString() ?? "",
     receiptHandle: new ReceiptHandle(
       providerType,
       queue,
@@ -134,4 +147,29 @@ export function toDelivery(
       lockedUntilMs,
     ),
   });
+}
+
+/**
+ * A peeked message in queue-runtime's terms. A peek shows the deliveries so far (Service Bus
+ * counts them so for a peek) and no delivery times, so both show the enqueue time. Scheduled and
+ * deferred messages are delayed: a receive gets neither. Every other message is active, locked
+ * ones included: the SDK reads a lock's end off a peeked message when one is sent, but Service
+ * Bus's peek does not tell whether a message is locked now (Azure's shows a past lock's end at
+ * most, `serve --servicebus` none), as its counts do not (`capabilities.lockedCount` is false).
+ */
+export function toPeekedMessage(
+  message: ServiceBusReceivedMessage,
+  queue: string,
+  nowMs: number,
+): PeekedMessage {
+  const fields = messageFields(message, queue, nowMs);
+  return peekedMessage(
+    {
+      ...fields,
+      deliveryCount: message.deliveryCount ?? 0,
+      firstDeliveredAtMs: fields.enqueuedAtMs,
+      deliveredAtMs: fields.enqueuedAtMs,
+    },
+    message.state === "active" ? "active" : "delayed",
+  );
 }

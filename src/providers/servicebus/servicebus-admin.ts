@@ -6,14 +6,16 @@ import type {
   ServiceBusMessage,
   ServiceBusReceivedMessage,
 } from "@azure/service-bus";
+import Long from "long";
 import { formatIsoDuration, parseIsoDuration } from "../../azure/iso-duration.js";
 import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
+import type { Clock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
-import { peekUnsupported } from "../../core/peeked-message.js";
 import { validateQueueName } from "../../core/validation.js";
 import { DEAD_LETTER_ATTRIBUTES } from "../../engine/dead-letters.js";
 import { fromSdkError, type Redact } from "./errors.js";
-import { DEAD_LETTER_SUFFIX, deadLetterSource } from "./message-mapping.js";
+import type { Links } from "./links.js";
+import { DEAD_LETTER_SUFFIX, deadLetterSource, toPeekedMessage } from "./message-mapping.js";
 
 /** Service Bus's "never dead-letter for deliveries": its largest MaxDeliveryCount. */
 const UNLIMITED_DELIVERIES = 2_147_483_647;
@@ -22,23 +24,34 @@ const PAGE = 100;
 /** How long a purge or redrive waits for a page before taking the queue for empty. */
 const PAGE_WAIT_MS = 500;
 
-/** Queue administration through the management (ATOM) API and, for purge and redrive, the queue itself. */
+/** The SDK clients and receivers the admin works through, and what it shares with the provider. */
+export interface ServiceBusAdminDeps {
+  readonly admin: ServiceBusAdministrationClient;
+  readonly client: ServiceBusClient;
+  /** The provider's receivers: a peek goes through one, as the SDK sends it over the queue's `$management` link. */
+  readonly links: Links;
+  readonly clock: Clock;
+  readonly redact: Redact;
+  /** Aborted when the provider closes. */
+  readonly signal: AbortSignal;
+}
+
+/** Queue administration through the management (ATOM) API and, for purge, redrive and peek, the queue itself. */
 export class ServiceBusAdmin implements QueueAdmin {
   readonly #admin: ServiceBusAdministrationClient;
   readonly #client: ServiceBusClient;
+  readonly #links: Links;
+  readonly #clock: Clock;
   readonly #redact: Redact;
   readonly #signal: AbortSignal;
 
-  constructor(
-    admin: ServiceBusAdministrationClient,
-    client: ServiceBusClient,
-    redact: Redact,
-    signal: AbortSignal,
-  ) {
-    this.#admin = admin;
-    this.#client = client;
-    this.#redact = redact;
-    this.#signal = signal;
+  constructor(deps: ServiceBusAdminDeps) {
+    this.#admin = deps.admin;
+    this.#client = deps.client;
+    this.#links = deps.links;
+    this.#clock = deps.clock;
+    this.#redact = deps.redact;
+    this.#signal = deps.signal;
   }
 
   async createQueue(name: string, options: QueueOptions = {}): Promise<QueueInfo> {
@@ -192,12 +205,41 @@ export class ServiceBusAdmin implements QueueAdmin {
     }
   }
 
-  #failed(error: unknown, what: string): QueueError {
-    return fromSdkError(error, what, this.#redact);
+  /**
+   * Service Bus's own peek, asked again after the last message it showed until `max` are shown or
+   * a page comes back empty (the service may answer fewer than asked). It shows messages whose
+   * time to live ended until the service removes them: those are left out here.
+   */
+  async peekMessages(queue: string, max: number, fromSequence?: string): Promise<PeekedMessage[]> {
+    validateQueueName(queue);
+    const receiver = this.#links.take(queue);
+    const peeked: PeekedMessage[] = [];
+    // Sequence numbers are 64-bit: text in and out, a Long between, never a JavaScript number.
+    let from = Long.fromString(fromSequence ?? "0");
+    try {
+      while (peeked.length < max) {
+        const page = await receiver.peekMessages(max - peeked.length, {
+          fromSequenceNumber: from,
+          abortSignal: this.#signal,
+        });
+        const last = page.at(-1)?.sequenceNumber;
+        if (last === undefined) break;
+        const now = this.#clock.now();
+        for (const message of page)
+          if (message.expiresAtUtc === undefined || message.expiresAtUtc.getTime() > now)
+            peeked.push(toPeekedMessage(message, queue, now));
+        from = last.add(1);
+      }
+    } catch (error) {
+      this.#links.giveBack(queue, receiver, true);
+      throw this.#failed(error, `peekMessages ${queue}`);
+    }
+    this.#links.giveBack(queue, receiver, false);
+    return peeked;
   }
 
-  async peekMessages(): Promise<PeekedMessage[]> {
-    throw peekUnsupported("the servicebus provider");
+  #failed(error: unknown, what: string): QueueError {
+    return fromSdkError(error, what, this.#redact);
   }
 }
 

@@ -43,7 +43,7 @@ export const SERVICE_BUS_CAPABILITIES: Capabilities = Object.freeze({
   ordering: "best-effort",
   timeToLive: true,
   redrive: true,
-  peek: false,
+  peek: true,
   lockedCount: false,
 });
 
@@ -105,12 +105,14 @@ export class ServiceBusProvider implements QueueProvider {
       providerType: this.providerType,
     };
     this.#borrowed = new BorrowedSessions(this.#sessionDeps);
-    this.admin = new ServiceBusAdmin(
-      this.#connection.admin,
-      this.#connection.client,
-      this.#connection.redact,
-      this.#closing.signal,
-    );
+    this.admin = new ServiceBusAdmin({
+      admin: this.#connection.admin,
+      client: this.#connection.client,
+      links: this.#links,
+      clock: this.#clock,
+      redact: this.#connection.redact,
+      signal: this.#closing.signal,
+    });
   }
 
   /** The SDK client underneath, for what queue-runtime does not cover (topics, rules, transactions). */

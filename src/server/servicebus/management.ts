@@ -48,7 +48,8 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   },
 
   "com.microsoft:peek-message": (context, body) => {
-    const from = sequenceNumberOf(body["from-sequence-number"], "from-sequence-number");
+    const from = peekStart(body["from-sequence-number"]);
+    if (from === undefined) return { statusCode: 204, description: "No Content" };
     const asked = body["message-count"] ?? 1;
     if (typeof asked !== "number" || !Number.isInteger(asked) || asked < 0)
       throw new QueueError("Validation", "message-count must be a whole number, 0 or more");
@@ -231,6 +232,17 @@ function sequenceNumbersOf(body: Body): number[] {
   if (!Array.isArray(values))
     throw new QueueError("Validation", "sequence-numbers must be an array of longs");
   return values.map((value) => sequenceNumberOf(value, "sequence-numbers"));
+}
+
+/** Where a peek starts; `undefined` past every sequence number the engine gives (a long beyond 2^53), where there is nothing to show. */
+function peekStart(value: unknown): number | undefined {
+  if (
+    Buffer.isBuffer(value) &&
+    value.length === 8 &&
+    value.readBigInt64BE() > BigInt(Number.MAX_SAFE_INTEGER)
+  )
+    return undefined;
+  return sequenceNumberOf(value, "from-sequence-number");
 }
 
 /** A sequence number as rhea decodes an AMQP long: a number, or 8 big-endian bytes past 2^53. */

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeEach, describe } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, type TestContext } from "vitest";
 import { deadLetterCases } from "./dead-letters.js";
 import { errorCases } from "./errors.js";
 import { type ContractOptions, Harness, type MakeClient, resolveContractOptions } from "./harness.js";
@@ -6,13 +6,14 @@ import { loadCases } from "./load.js";
 import { lockCases } from "./locks.js";
 import { messageCases } from "./messages.js";
 import { orderCases } from "./order.js";
+import { peekCases } from "./peek.js";
 import { sessionCases } from "./sessions.js";
 import type { Suite } from "./suite.js";
 
 /**
- * Declares the contract suite, C01–C60 of the shared semantics, for one provider. Every test
+ * Declares the contract suite, C01–C64 of the shared semantics, for one provider. Every test
  * creates its own queues; a case is skipped only when the provider lacks the capability it
- * needs, and the skipped ids are printed at the end.
+ * needs (or, for a case about its refusal, has it), and the skipped ids are printed at the end.
  */
 export function describeQueueContract(
   name: string,
@@ -41,15 +42,21 @@ export function describeQueueContract(
       const list = [...skipped].map(([id, why]) => `${id} (${why})`).join(", ");
       console.info(`queue contract: ${name} skipped ${list}`);
     });
+    /** Ends the running test as skipped, and notes the id and why for the list printed at the end. */
+    const skip = (context: TestContext, id: string, why: string, message: string): void => {
+      skipped.set(id, why);
+      context.skip(message);
+    };
     const suite: Suite = {
       harness: () => {
         if (harness === undefined) throw new Error("the contract harness is used outside a test");
         return harness;
       },
       requires: (context, id, condition, capability) => {
-        if (condition) return;
-        skipped.set(id, `no ${capability}`);
-        context.skip(`${name} lacks ${capability}`);
+        if (!condition) skip(context, id, `no ${capability}`, `${name} lacks ${capability}`);
+      },
+      lacks: (context, id, has, capability) => {
+        if (has) skip(context, id, `has ${capability}`, `${name} has ${capability}`);
       },
     };
     messageCases(suite);
@@ -59,5 +66,6 @@ export function describeQueueContract(
     sessionCases(suite);
     errorCases(suite);
     loadCases(suite, resolved);
+    peekCases(suite);
   });
 }

@@ -7,6 +7,8 @@ export interface Suite {
   harness(): Harness;
   /** Ends the running test as skipped unless `condition` holds, noting the id and the capability it lacks. */
   requires(context: TestContext, id: string, condition: boolean, capability: string): void;
+  /** Ends the running test as skipped when the provider has `capability`: the case checks how its absence is refused. */
+  lacks(context: TestContext, id: string, has: boolean, capability: string): void;
 }
 
 /** Declares one contract case; `title` starts with its id. */

@@ -55,7 +55,7 @@ describe("postgres provider: query plans", () => {
   };
 
   test.each(Object.entries(statistics))(
-    "with the tables %s, every statement of sending, receiving, settling and sessions reads messages through an index, not a scan of the table",
+    "with the tables %s, every statement of sending, receiving, settling, sessions and peeks reads messages through an index, not a scan of the table",
     async (_, { schema, before, after }) => {
       plans.length = 0;
       const setup = await createClient({
@@ -101,6 +101,9 @@ describe("postgres provider: query plans", () => {
       await session.setSessionState("state");
       await session.closeSession();
       expect(await client.receiveMessage("empty-after-this", 0).catch(() => null)).toBeNull();
+      expect(await client.admin.peekMessages("deep.fifo", 10)).toHaveLength(10);
+      const [middle] = await client.admin.peekMessages("deep", 1, received[5]!.sequenceNumber);
+      expect(middle?.sequenceNumber).toBe(received[5]!.sequenceNumber);
       await client.close();
 
       // The groups and duplicates tables of this test fit in a few pages, where a scan is the planner's

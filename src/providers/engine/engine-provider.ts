@@ -322,21 +322,27 @@ class EngineAdmin implements QueueAdmin {
     return this.#engine.redrive(deadLetterQueue, { target });
   }
 
-  // A message whose time to live ended is gone unless a receiver holds it (it may still complete it).
+  /** Peeks in sequence order; a message whose time to live ended is gone unless a receiver holds it (it may still complete it). */
   async peekMessages(queue: string, max: number, fromSequence?: string): Promise<PeekedMessage[]> {
     const now = this.#engine.clock.now();
-    const from = fromSequence === undefined ? 0 : Number(fromSequence);
-    return this.#engine
-      .peek(queue, from, max)
-      .map((record) => ({ record, state: peekedState(record, now) }))
-      .filter(
-        ({ record, state }) => state === "inFlight" || record.expiresAt === null || record.expiresAt > now,
-      )
-      .map(({ record, state }) => peekedMessage(messageFields(record), state));
+    const peeked: PeekedMessage[] = [];
+    // Pages until `max` are shown: messages left out must not make a peek look like the queue's end.
+    for (let from = fromSequence === undefined ? 0 : Number(fromSequence); peeked.length < max; ) {
+      const want = max - peeked.length;
+      const page = this.#engine.peek(queue, from, want);
+      for (const record of page) {
+        const state = peekedState(record, now);
+        if (state === "inFlight" || record.expiresAt === null || record.expiresAt > now)
+          peeked.push(peekedMessage(messageFields(record), state));
+      }
+      if (page.length < want) break;
+      from = page[page.length - 1]!.seq + 1;
+    }
+    return peeked;
   }
 }
 
-// A lock or delay that ended is active already, whether or not the engine has looked since.
+/** A message's state as a peek shows it: a lock or delay that ended is active already, whether or not the engine has looked since. */
 function peekedState(record: MessageRecord, now: number): PeekedState {
   if (record.visibleAt <= now) return "active";
   return record.state === "locked" ? "inFlight" : record.state === "delayed" ? "delayed" : "active";

@@ -18,6 +18,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
 import { type Ran, runToEnd } from "../support/finished-process.js";
 
 export type { Ran };
@@ -152,4 +153,21 @@ export function stopAll(): void {
 /** The non-empty lines of `text`. */
 export function lines(text: string): string[] {
   return text.split("\n").filter((line) => line.length > 0);
+}
+
+/** Exit 0 with nothing on stderr; resolves stdout. */
+export function succeeded(ran: Ran): string {
+  expect(ran.stderr).toBe("");
+  expect(ran.code).toBe(0);
+  return ran.stdout;
+}
+
+/** One line on stderr naming the problem, nothing on stdout, no stack trace, and the exit code. */
+export function refused(ran: Ran, code: 1 | 2, says: string | RegExp): void {
+  expect(ran.stdout).toBe("");
+  expect(lines(ran.stderr)).toHaveLength(1);
+  if (typeof says === "string") expect(ran.stderr).toContain(says);
+  else expect(ran.stderr).toMatch(says);
+  expect(ran.stderr).not.toMatch(/\n\s+at /);
+  expect(ran.code).toBe(code);
 }

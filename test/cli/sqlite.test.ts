@@ -5,7 +5,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type QueueClient } from "../../src/index.js";
-import { BUILD_TIMEOUT_MS, cli, ensureBuilt, lines, type Ran, stopAll } from "./built-cli.js";
+import {
+  BUILD_TIMEOUT_MS,
+  cli,
+  ensureBuilt,
+  lines,
+  type Ran,
+  refused,
+  stopAll,
+  succeeded,
+} from "./built-cli.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-cli-sqlite-"));
 let file = 0;
@@ -33,23 +42,6 @@ afterAll(async () => {
 /** Runs a command on `url`. */
 function on(url: string, args: readonly string[], input?: string): Promise<Ran> {
   return cli([...args, "--url", url], input === undefined ? {} : { input });
-}
-
-/** Exit 0 with nothing on stderr; resolves stdout. */
-function succeeded(ran: Ran): string {
-  expect(ran.stderr).toBe("");
-  expect(ran.code).toBe(0);
-  return ran.stdout;
-}
-
-/** One line on stderr naming the problem, nothing on stdout, no stack trace, and the exit code. */
-function refused(ran: Ran, code: 1 | 2, says: string | RegExp): void {
-  expect(ran.stdout).toBe("");
-  expect(lines(ran.stderr)).toHaveLength(1);
-  if (typeof says === "string") expect(ran.stderr).toContain(says);
-  else expect(ran.stderr).toMatch(says);
-  expect(ran.stderr).not.toMatch(/\n\s+at /);
-  expect(ran.code).toBe(code);
 }
 
 describe("queue-runtime queues on a SQLite file", { timeout: 60_000 }, () => {

@@ -18,7 +18,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { type Ran, runToEnd } from "../support/finished-process.js";
 
 export type { Ran };
@@ -30,7 +30,7 @@ export const root = fileURLToPath(new URL("../../", import.meta.url));
 export const builtMain = join(root, "dist", "cli", "main.js");
 
 /** How long a build may take on a loaded machine, waiting for another file's build included. */
-export const BUILD_TIMEOUT_MS = 300_000;
+const BUILD_TIMEOUT_MS = 300_000;
 
 /** One build at a time for this checkout, across the test processes of one run and of several. */
 const lockFile = join(
@@ -91,7 +91,7 @@ function compile(): Promise<void> {
 }
 
 /** Builds dist/ unless it is up to date, waiting while another test process builds it. */
-export async function ensureBuilt(): Promise<void> {
+async function ensureBuilt(): Promise<void> {
   const deadline = Date.now() + BUILD_TIMEOUT_MS;
   while (!built()) {
     if (tryLock())
@@ -107,6 +107,12 @@ export async function ensureBuilt(): Promise<void> {
 }
 
 const children: ChildProcess[] = [];
+
+/** A test file's hooks: dist/ built (when it is stale) before its tests, every process it started killed after them. */
+export function useBuiltCommand(): void {
+  beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
+  afterAll(stopAll);
+}
 
 /** Runs `queue-runtime <args>` from dist/ with pipes for stdin, stdout and stderr (no terminal), `input` on stdin, `$QUEUE_URL` only as given. */
 export function cli(
@@ -146,7 +152,7 @@ export async function startServe(): Promise<{ url: string; stop(): Promise<void>
 }
 
 /** Kills every process this file started that still runs: a failed assertion must not leave one behind. */
-export function stopAll(): void {
+function stopAll(): void {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
 }
 

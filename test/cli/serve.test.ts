@@ -1,31 +1,18 @@
 // The operator commands against `queue-runtime serve` (its SQS endpoint, sqs://), both built
 // commands in child processes: what an operator of SQS sees, peek refused included.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  BUILD_TIMEOUT_MS,
-  cli,
-  ensureBuilt,
-  lines,
-  type Ran,
-  refused,
-  startServe,
-  stopAll,
-  succeeded,
-} from "./built-cli.js";
+import { cli, lines, type Ran, refused, startServe, succeeded, useBuiltCommand } from "./built-cli.js";
 
 /** serve's default credentials: the sqs provider takes keys from the environment only. */
 const CREDENTIALS = { AWS_ACCESS_KEY_ID: "test", AWS_SECRET_ACCESS_KEY: "test" };
 
 let server: Awaited<ReturnType<typeof startServe>>;
 
+useBuiltCommand();
 beforeAll(async () => {
-  await ensureBuilt();
   server = await startServe();
-}, BUILD_TIMEOUT_MS);
-afterAll(async () => {
-  await server?.stop();
-  stopAll();
-});
+}, 60_000);
+afterAll(() => server?.stop());
 
 /** Runs a command on the server through `$QUEUE_URL`. */
 function sqs(args: readonly string[], input?: string): Promise<Ran> {

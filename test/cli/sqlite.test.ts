@@ -3,18 +3,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createClient, type QueueClient } from "../../src/index.js";
-import {
-  BUILD_TIMEOUT_MS,
-  cli,
-  ensureBuilt,
-  lines,
-  type Ran,
-  refused,
-  stopAll,
-  succeeded,
-} from "./built-cli.js";
+import { cli, lines, type Ran, refused, succeeded, useBuiltCommand } from "./built-cli.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-cli-sqlite-"));
 let file = 0;
@@ -24,17 +15,17 @@ function newStore(): string {
   return `sqlite:${join(directory, `queues-${++file}.db`)}`;
 }
 
-/** A library client on the same file, as an application beside the operator would have. */
 const clients: QueueClient[] = [];
+
+/** A library client on the same file, as an application beside the operator would have. */
 async function library(url: string): Promise<QueueClient> {
   const client = await createClient({ provider: { type: "sqlite", path: url.slice("sqlite:".length) } });
   clients.push(client);
   return client;
 }
 
-beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
+useBuiltCommand();
 afterAll(async () => {
-  stopAll();
   for (const client of clients) await client.close();
   rmSync(directory, { recursive: true, force: true });
 });

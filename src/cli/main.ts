@@ -69,12 +69,23 @@ function commandOf(args: readonly string[]): { name: string | undefined; rest: s
 }
 
 const io = processIO();
+
+/** Reports what no command handled as one line, never a stack trace. */
+function unexpected(error: unknown): void {
+  io.err(`queue-runtime: ${oneLine(messageOf(error))}`);
+}
+
+for (const event of ["uncaughtException", "unhandledRejection"] as const)
+  process.on(event, (error: unknown) => {
+    unexpected(error);
+    process.exit(EXIT.failed);
+  });
 main(process.argv.slice(2), io).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
-    io.err(`queue-runtime: ${oneLine(messageOf(error))}`);
+    unexpected(error);
     process.exitCode = EXIT.failed;
   },
 );

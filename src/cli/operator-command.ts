@@ -55,6 +55,7 @@ export function operatorCommand<const O extends CommandOptions, R>(spec: Operato
   return {
     name: spec.name,
     summary: spec.summary,
+    /** Checks the arguments, opens the client, does the work and closes the client; never rejects. */
     async run(args, io) {
       let call: { request: R; url: string | undefined; json: boolean } | "help";
       try {

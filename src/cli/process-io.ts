@@ -26,11 +26,15 @@ async function readStdin(): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
-/** Asks on stderr (stdout may be piped) and reads one line of answer from stdin. */
+/** Asks on stderr (stdout may be piped) and reads one line of answer from stdin; Ctrl-C or Ctrl-D answer nothing. */
 async function askAtTerminal(question: string): Promise<string> {
   const terminal = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    return await terminal.question(question);
+    return await new Promise<string>((resolve, reject) => {
+      terminal.once("SIGINT", () => resolve(""));
+      terminal.once("close", () => resolve(""));
+      terminal.question(question).then(resolve, reject);
+    });
   } finally {
     terminal.close();
   }

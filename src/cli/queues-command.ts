@@ -62,13 +62,16 @@ export const QUEUES = operatorCommand({
   usage: USAGE,
   options: OPTIONS,
   request: queuesRequest,
-  run: (call: OperatorCall<QueuesRequest>) => {
-    const { request } = call;
-    if (request.action === "list") return listQueues(call);
-    if (request.action === "create") return createQueue(call, request.name, request.options);
-    return deleteOrPurge(call, request);
-  },
+  run: queues,
 });
+
+/** Does what the subcommand asks. */
+function queues(call: OperatorCall<QueuesRequest>): Promise<number> {
+  const { request } = call;
+  if (request.action === "list") return listQueues(call);
+  if (request.action === "create") return createQueue(call, request.name, request.options);
+  return deleteOrPurge(call, request);
+}
 
 /** Checks the subcommand, its queue name and which options go with it. */
 function queuesRequest(positionals: string[], values: OptionValues<typeof OPTIONS>): QueuesRequest {

@@ -54,13 +54,15 @@ function receiveRequest(positionals: string[], values: OptionValues<typeof OPTIO
   };
 }
 
-/** Receives, settles every message it received (even when printing fails), then prints them. */
+/**
+ * Receives, settles every message, and prints them all, those whose settle failed included (a
+ * completed message is gone: it must have been printed); then a settle's failure fails the command.
+ */
 async function receive({ client, request, io, json }: OperatorCall<ReceiveRequest>): Promise<number> {
   const messages = await client.receiveMessages(request.queue, request.max, request.waitMs);
-  await settleAll(client, messages, request.complete);
-  const settled = request.complete ? "completed" : "abandoned";
+  const settled = await settleAll(client, messages, request.complete);
   show(io, json, {
-    json: messages.map((message) => ({ ...messageJson(message), settled })),
+    json: messages.map((message, i) => ({ ...messageJson(message), settled: settled[i]!.outcome })),
     terminal:
       messages.length === 0
         ? [`no message in ${request.queue}`]
@@ -70,6 +72,8 @@ async function receive({ client, request, io, json }: OperatorCall<ReceiveReques
           ),
     piped: messages.map(bodyLine),
   });
+  const failure = settled.find((result) => result.error !== undefined);
+  if (failure !== undefined) throw failure.error;
   if (messages.length > 0 && !json)
     io.err(
       request.complete
@@ -79,17 +83,27 @@ async function receive({ client, request, io, json }: OperatorCall<ReceiveReques
   return EXIT.done;
 }
 
-/** Completes or abandons every message; the first failure is thrown once all were tried. */
+/** How a received message was settled, or why it could not be (its lock then ends by itself). */
+type Settled =
+  | { readonly outcome: "completed" | "abandoned"; readonly error?: undefined }
+  | { readonly outcome: "failed"; readonly error: unknown };
+
+/** Completes or abandons every message, each attempted whatever happens to the others. */
 async function settleAll(
   client: QueueClient,
   messages: readonly ReceivedMessage[],
   complete: boolean,
-): Promise<void> {
-  const results = await Promise.allSettled(
+): Promise<Settled[]> {
+  const outcome = complete ? "completed" : "abandoned";
+  return Promise.all(
     messages.map((message) =>
-      complete ? client.completeMessage(message.receiptHandle) : client.abandonMessage(message.receiptHandle),
+      (complete
+        ? client.completeMessage(message.receiptHandle)
+        : client.abandonMessage(message.receiptHandle)
+      ).then(
+        (): Settled => ({ outcome }),
+        (error: unknown): Settled => ({ outcome: "failed", error }),
+      ),
     ),
   );
-  const failure = results.find((result) => result.status === "rejected");
-  if (failure !== undefined) throw failure.reason;
 }

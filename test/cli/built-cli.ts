@@ -127,8 +127,16 @@ export function cli(
   });
 }
 
-/** A `queue-runtime serve --memory` on a free port, from dist/, and the provider URL of its SQS endpoint. */
-export async function startServe(): Promise<{ url: string; stop(): Promise<void> }> {
+/** A `queue-runtime serve` running in a child process. */
+export interface RunningServe {
+  /** The provider URL of its SQS endpoint. */
+  readonly url: string;
+  /** Stops it with SIGTERM and resolves once it has ended. */
+  stop(): Promise<void>;
+}
+
+/** A `queue-runtime serve --memory` on a free port, from dist/. */
+export async function startServe(): Promise<RunningServe> {
   const child = spawn(process.execPath, [builtMain, "serve", "--memory", "--port", "0"], { cwd: root });
   children.push(child);
   let output = "";

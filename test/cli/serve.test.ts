@@ -1,12 +1,21 @@
 // The operator commands against `queue-runtime serve` (its SQS endpoint, sqs://), both built
 // commands in child processes: what an operator of SQS sees, peek refused included.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli, lines, type Ran, refused, startServe, succeeded, useBuiltCommand } from "./built-cli.js";
+import {
+  cli,
+  lines,
+  type Ran,
+  type RunningServe,
+  refused,
+  startServe,
+  succeeded,
+  useBuiltCommand,
+} from "./built-cli.js";
 
 /** serve's default credentials: the sqs provider takes keys from the environment only. */
 const CREDENTIALS = { AWS_ACCESS_KEY_ID: "test", AWS_SECRET_ACCESS_KEY: "test" };
 
-let server: Awaited<ReturnType<typeof startServe>>;
+let server: RunningServe;
 
 useBuiltCommand();
 beforeAll(async () => {

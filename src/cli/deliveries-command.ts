@@ -1,5 +1,4 @@
 import { existsSync, statSync } from "node:fs";
-import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { QueueError } from "../core/errors.js";
 import {
@@ -11,12 +10,16 @@ import {
   type ReceivingStore,
   sqliteStore,
 } from "../receiving/index.js";
+import { parseCommandArgs, UsageError } from "./arguments.js";
+import { type Command, type CommandIO, EXIT, failed } from "./command.js";
+import { type CommandOutput, messageOf, printable, tableLines } from "./output.js";
+import { withoutSecrets } from "./secrets.js";
 
 /** The environment variable naming the receiving store when `--receiving` is not given. */
 export const RECEIVING_ENV = "QUEUE_RECEIVING";
 
 /** What `queue-runtime deliveries` accepts. */
-export const DELIVERIES_USAGE = `Usage: queue-runtime deliveries <list | retry <id> | dismiss <id>> --receiving <store> [options]
+const DELIVERIES_USAGE = `Usage: queue-runtime deliveries <list | retry <id> | dismiss <id>> --receiving <store> [options]
 
 Lists, retries and dismisses a receiver's failed deliveries and parked messages.
 
@@ -36,16 +39,6 @@ Lists, retries and dismisses a receiver's failed deliveries and parked messages.
 Exit codes: 0 done, 1 the operation failed (an id not listed, a store that cannot be opened),
 2 bad usage.`;
 
-/** Where a command writes: whole lines to stdout and stderr, and whether stdout is a terminal. */
-export interface CommandOutput {
-  out(line: string): void;
-  err(line: string): void;
-  readonly isTTY: boolean;
-}
-
-/** Exit codes of `queue-runtime deliveries`. */
-export const EXIT = { done: 0, failed: 1, usage: 2 } as const;
-
 const SUBCOMMANDS = ["list", "retry", "dismiss"] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
@@ -59,6 +52,13 @@ interface Request {
   readonly body: boolean;
 }
 
+/** `queue-runtime deliveries`: a receiver's failed deliveries and parked messages. */
+export const DELIVERIES: Command = {
+  name: "deliveries",
+  summary: "list, retry and dismiss a receiver's failed deliveries and parked messages",
+  run: (args: readonly string[], io: CommandIO) => deliveriesCommand(args, io, io.env),
+};
+
 /** Runs `queue-runtime deliveries <args>`, writing to `output`; resolves the exit code and never rejects. */
 export async function deliveriesCommand(
   args: readonly string[],
@@ -69,19 +69,18 @@ export async function deliveriesCommand(
   try {
     request = parseRequest(args, env);
   } catch (error) {
-    output.err(`queue-runtime deliveries: ${oneLine(messageOf(error))} (queue-runtime deliveries --help)`);
-    return EXIT.usage;
+    return failed("deliveries", error, output);
   }
   if (request === "help") {
     output.out(DELIVERIES_USAGE);
     return EXIT.done;
   }
+  const hide = (line: string) => withoutSecrets(line, request.location);
   let store: ReceivingStore;
   try {
     store = storeOf(request);
   } catch (error) {
-    output.err(`queue-runtime deliveries: ${redact(oneLine(messageOf(error)), request.location)}`);
-    return EXIT.usage;
+    return failed("deliveries", new UsageError(messageOf(error)), output, hide);
   }
   try {
     checkSqliteStore(request);
@@ -96,41 +95,42 @@ export async function deliveriesCommand(
     }
     return EXIT.done;
   } catch (error) {
-    output.err(`queue-runtime deliveries: ${redact(oneLine(messageOf(error)), request.location)}`);
-    return EXIT.failed;
+    return failed("deliveries", error, output, hide);
   } finally {
     await store.close().catch(() => undefined);
   }
 }
 
-function parseRequest(args: readonly string[], env: Readonly<Record<string, string | undefined>>) {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    strict: true,
-    allowPositionals: true,
-    options: {
-      receiving: { type: "string" },
-      "table-prefix": { type: "string" },
-      json: { type: "boolean", default: false },
-      body: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
+/** Checks the arguments: what to do, to which item, in which store; a mistake is a {@link UsageError}. */
+function parseRequest(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Request | "help" {
+  const { values, positionals } = parseCommandArgs(args, {
+    receiving: { type: "string" },
+    "table-prefix": { type: "string" },
+    json: { type: "boolean", default: false },
+    body: { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
   });
   const [subcommand, id, ...extra] = positionals;
   if (values.help || subcommand === "help") return "help";
-  if (subcommand === undefined) throw usage("name what to do: list, retry <id> or dismiss <id>");
+  if (subcommand === undefined) throw new UsageError("name what to do: list, retry <id> or dismiss <id>");
   if (!isSubcommand(subcommand))
-    throw usage(`unknown subcommand ${JSON.stringify(subcommand)}: use list, retry <id> or dismiss <id>`);
+    throw new UsageError(
+      `unknown subcommand ${JSON.stringify(subcommand)}: use list, retry <id> or dismiss <id>`,
+    );
   if (subcommand === "list" && id !== undefined)
-    throw usage(`list takes no id, but was given ${JSON.stringify(id)}`);
+    throw new UsageError(`list takes no id, but was given ${JSON.stringify(id)}`);
   if (subcommand !== "list" && (id === undefined || id.length === 0))
-    throw usage(`${subcommand} needs the id of an item (deliveries list shows the ids)`);
+    throw new UsageError(`${subcommand} needs the id of an item (deliveries list shows the ids)`);
   if (extra.length > 0)
-    throw usage(`${subcommand} takes one id, but was also given ${JSON.stringify(extra[0])}`);
-  if (values.body && !(subcommand === "list" && values.json)) throw usage("--body goes with list --json");
+    throw new UsageError(`${subcommand} takes one id, but was also given ${JSON.stringify(extra[0])}`);
+  if (values.body && !(subcommand === "list" && values.json))
+    throw new UsageError("--body goes with list --json");
   const location = values.receiving ?? nonEmpty(env[RECEIVING_ENV]);
   if (location === undefined || location.length === 0)
-    throw usage(
+    throw new UsageError(
       `give the receiving store with --receiving <sqlite path | postgres url> (or ${RECEIVING_ENV})`,
     );
   return {
@@ -143,16 +143,14 @@ function parseRequest(args: readonly string[], env: Readonly<Record<string, stri
   } satisfies Request;
 }
 
+/** Whether `value` names a subcommand. */
 function isSubcommand(value: string): value is Subcommand {
   return (SUBCOMMANDS as readonly string[]).includes(value);
 }
 
+/** `value`, or `undefined` when it is empty. */
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.length === 0 ? undefined : value;
-}
-
-function usage(message: string): QueueError {
-  return new QueueError("Configuration", message);
 }
 
 /** A PostgreSQL URL names a postgres store; anything else is a SQLite path. */
@@ -194,6 +192,7 @@ function checkSqliteStore(request: Request): void {
     throw none(`it has no ${table} table (another --table-prefix, or not a receiving store)`);
 }
 
+/** Prints the items: JSON, a table on a terminal, tab-separated lines when piped. */
 function listItems(items: readonly DeliveryItem[], request: Request, output: CommandOutput): void {
   if (request.json) {
     output.out(
@@ -216,18 +215,8 @@ function listItems(items: readonly DeliveryItem[], request: Request, output: Com
   }
   const withProblems = items.some((item) => (item.problems?.length ?? 0) > 0);
   const header = ["ID", "STATUS", "LABEL", "REASON", ...(withProblems ? ["PROBLEMS"] : [])];
-  const table = [
-    header,
-    ...rows.map((row, index) => (withProblems ? [...row, problemsText(items[index]!)] : row)),
-  ];
-  const widths = header.map((_, column) => Math.max(...table.map((row) => (row[column] ?? "").length)));
-  for (const row of table)
-    output.out(
-      row
-        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
-        .join("  ")
-        .trimEnd(),
-    );
+  const cells = rows.map((row, index) => (withProblems ? [...row, problemsText(items[index]!)] : row));
+  for (const line of tableLines(header, cells)) output.out(line);
 }
 
 /** An item as `--json` prints it: never its body unless asked, and then as base64. */
@@ -252,6 +241,7 @@ function problemsText(item: DeliveryItem): string {
   );
 }
 
+/** Says in one line what a retry or dismiss did. */
 function confirm(subcommand: "retry" | "dismiss", id: string, json: boolean, output: CommandOutput): void {
   const done = subcommand === "retry" ? "retried" : "dismissed";
   const what =
@@ -261,44 +251,4 @@ function confirm(subcommand: "retry" | "dismiss", id: string, json: boolean, out
         ? "the next tick delivers it again"
         : "the next tick reads it again";
   output.out(json ? JSON.stringify({ id, status: done }) : `${done} ${id}: ${what}`);
-}
-
-/** A field as one line of a terminal: control characters (a newline, an escape sequence read from a body) escaped. */
-function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (char) => {
-    if (char === "\n") return "\\n";
-    if (char === "\t") return "\\t";
-    if (char === "\r") return "\\r";
-    return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
-  });
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error && error.message.length > 0) return error.message;
-  if (error instanceof Error) return error.name;
-  return String(error);
-}
-
-function oneLine(text: string): string {
-  return printable(text.replace(/\s*\n\s*/g, " ").trim());
-}
-
-/** `line` without the password of a PostgreSQL URL, as given or percent-decoded. */
-function redact(line: string, location: string): string {
-  if (!isPostgresUrl(location)) return line;
-  let password: string;
-  try {
-    password = new URL(location).password;
-  } catch {
-    return line.split(location).join("postgres://…");
-  }
-  if (password.length === 0) return line;
-  let decoded = password;
-  try {
-    decoded = decodeURIComponent(password);
-  } catch {
-    // Not percent-encoded as a URL would be: only the text as given can appear.
-  }
-  return [location, password, decoded].reduce((text, secret) => text.split(secret).join("***"), line);
 }

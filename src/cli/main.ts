@@ -1,54 +1,91 @@
 #!/usr/bin/env node
-import { QueueError } from "../core/errors.js";
-import { DELIVERIES_USAGE, deliveriesCommand } from "./deliveries-command.js";
-import { SERVE_USAGE, serve } from "./serve-command.js";
+import { type Command, type CommandIO, EXIT } from "./command.js";
+import { DEAD_LETTERS } from "./dead-letters-command.js";
+import { DELIVERIES } from "./deliveries-command.js";
+import { messageOf, oneLine } from "./output.js";
+import { PEEK } from "./peek-command.js";
+import { processIO } from "./process-io.js";
+import { QUEUES } from "./queues-command.js";
+import { RECEIVE } from "./receive-command.js";
+import { REDRIVE } from "./redrive-command.js";
+import { SEND } from "./send-command.js";
+import { SERVE } from "./serve-command.js";
 
-const USAGE = `Usage: queue-runtime <command> [options]
+/** Every command, in the order the help lists them: adding a command is adding its entry here. */
+const COMMANDS: readonly Command[] = [QUEUES, SEND, RECEIVE, PEEK, DEAD_LETTERS, REDRIVE, DELIVERIES, SERVE];
+
+/** The top-level help: every command with its summary. */
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length));
+  return `Usage: queue-runtime <command> [arguments] [options]
 
 Commands:
-  serve       run an SQS-compatible endpoint on the queue engine (queue-runtime serve --help)
-  deliveries  list, retry and dismiss a receiver's failed deliveries and parked messages
-              (queue-runtime deliveries --help)
-`;
+${COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join("\n")}
 
-/** Runs the command line; resolves the process exit code. */
-async function main(args: readonly string[]): Promise<number> {
-  const [command, ...rest] = args;
-  if (command === undefined || command === "--help" || command === "help") {
-    console.log(`${USAGE}\n${SERVE_USAGE}\n\n${DELIVERIES_USAGE}`);
-    return 0;
-  }
-  if (command === "deliveries")
-    return deliveriesCommand(rest, {
-      out: (line) => process.stdout.write(`${line}\n`),
-      err: (line) => process.stderr.write(`${line}\n`),
-      isTTY: process.stdout.isTTY === true,
-    });
-  if (command !== "serve") {
-    console.error(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
-    return 2;
-  }
-  const handle = await serve(rest, (line) => console.log(line));
-  if (handle === undefined) return 0;
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      console.log(`\n${signal}: stopping (answering requests under way, closing the store)`);
-      process.once(signal, () => process.exit(130));
-      void handle.stop().then(resolve);
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
-  console.log("stopped");
-  return 0;
+queue-runtime <command> --help shows a command's arguments and options. The commands that work
+on queues take the provider as --url <provider-url> or $QUEUE_URL (sqlite:./queues.db,
+postgres://..., sqs://127.0.0.1:9324?region=us-east-1, servicebus:<connection string>), print a
+table on a terminal, plain lines when piped, and one JSON document with --json.
+
+Exit codes: 0 done, 1 the operation failed (an unknown queue, a refused call), 2 bad usage.`;
 }
 
-main(process.argv.slice(2)).then(
+/** Runs the command line; resolves the process exit code. */
+async function main(args: readonly string[], io: CommandIO): Promise<number> {
+  const { name, rest } = commandOf(args);
+  if (name === undefined || (name === "help" && rest.length === 0)) {
+    if (rest.some((arg) => arg !== "--help" && arg !== "-h")) {
+      io.err("queue-runtime: name a command first (queue-runtime --help lists them)");
+      return EXIT.usage;
+    }
+    io.out(usage());
+    return EXIT.done;
+  }
+  const helpOf = name === "help" ? rest[0] : undefined;
+  const command = COMMANDS.find((entry) => entry.name === (helpOf ?? name));
+  if (command === undefined) {
+    io.err(
+      `queue-runtime: unknown command ${JSON.stringify(helpOf ?? name)} (queue-runtime --help lists them)`,
+    );
+    return EXIT.usage;
+  }
+  return command.run(helpOf === undefined ? rest : ["--help"], io);
+}
+
+/**
+ * The command's name and the rest of the arguments. Options may come before the name
+ * (`queue-runtime --url sqlite:q.db queues`): they are handed to the command with the rest.
+ */
+function commandOf(args: readonly string[]): { name: string | undefined; rest: string[] } {
+  const before: string[] = [];
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at]!;
+    if (!arg.startsWith("-")) return { name: arg, rest: [...before, ...args.slice(at + 1)] };
+    before.push(arg);
+    // The one option before a command that takes a separate value: the provider URL.
+    if (arg === "--url" && at + 1 < args.length) before.push(args[++at]!);
+  }
+  return { name: undefined, rest: before };
+}
+
+const io = processIO();
+
+/** Reports what no command handled as one line, never a stack trace. */
+function unexpected(error: unknown): void {
+  io.err(`queue-runtime: ${oneLine(messageOf(error))}`);
+}
+
+for (const event of ["uncaughtException", "unhandledRejection"] as const)
+  process.on(event, (error: unknown) => {
+    unexpected(error);
+    process.exit(EXIT.failed);
+  });
+main(process.argv.slice(2), io).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(QueueError.is(error) ? `queue-runtime: ${error.message}` : error);
-    process.exitCode = 1;
+    unexpected(error);
+    process.exitCode = EXIT.failed;
   },
 );

@@ -7,6 +7,9 @@ import { SqliteStore } from "../engine/sqlite/sqlite-store.js";
 import type { QueueStore } from "../engine/store.js";
 import { SQLITE_POLL_INTERVAL_MS } from "../providers/sqlite/sqlite-provider.js";
 import { type AnsweredRequest, SqsServer } from "../server/sqs/sqs-server.js";
+import { UsageError } from "./arguments.js";
+import { type Command, EXIT, failed } from "./command.js";
+import { type CommandOutput, messageOf } from "./output.js";
 import {
   portNumber,
   type ServiceBusEndpoints,
@@ -21,7 +24,7 @@ export const DEFAULT_CREDENTIALS = { accessKeyId: "test", secretAccessKey: "test
 export const EMULATOR_SAS_KEY = { keyName: "RootManageSharedAccessKey", key: "SAS_KEY_VALUE" } as const;
 
 /** What `queue-runtime serve` accepts. */
-export const SERVE_USAGE = `Usage: queue-runtime serve [options]
+const SERVE_USAGE = `Usage: queue-runtime serve [options]
 
 Runs an SQS-compatible endpoint (AWS JSON 1.0 and the query protocol, SigV4) on the queue engine,
 and with --servicebus an Azure Service Bus-compatible AMQP 1.0 endpoint beside it, on the same
@@ -65,6 +68,36 @@ export interface ServeHandle {
   stop(): Promise<void>;
 }
 
+/** `queue-runtime serve`: runs the servers until SIGINT or SIGTERM, then stops them cleanly. */
+export const SERVE: Command = {
+  name: "serve",
+  summary: "run an SQS-compatible endpoint on the queue engine (and a Service Bus one with --servicebus)",
+  run: serveUntilStopped,
+};
+
+/** Starts the servers, and once a signal comes stops them (a second signal exits at once); resolves the exit code. */
+async function serveUntilStopped(args: readonly string[], io: CommandOutput): Promise<number> {
+  let handle: ServeHandle | undefined;
+  try {
+    handle = await serve(args, io.out);
+  } catch (error) {
+    return failed("serve", error, io);
+  }
+  if (handle === undefined) return EXIT.done;
+  const running = handle;
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      io.out(`\n${signal}: stopping (answering requests under way, closing the store)`);
+      process.once(signal, () => process.exit(130));
+      void running.stop().then(resolve);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  io.out("stopped");
+  return EXIT.done;
+}
+
 /** Parses `serve` arguments, starts the server and says where it is; failures are `QueueError`s with a clear message. */
 export async function serve(
   args: readonly string[],
@@ -74,7 +107,7 @@ export async function serve(
   try {
     parsed = parseServeArgs(args);
   } catch (error) {
-    throw new QueueError("Configuration", `${(error as Error).message}\n\n${SERVE_USAGE}`);
+    throw new UsageError(messageOf(error));
   }
   const { values } = parsed;
   if (values.help) {
@@ -82,21 +115,17 @@ export async function serve(
     return undefined;
   }
   const storages = [values.db !== undefined, values.journal !== undefined, values.memory].filter(Boolean);
-  if (storages.length > 1)
-    throw new QueueError("Configuration", "give one of --db, --journal and --memory, not several");
+  if (storages.length > 1) throw new UsageError("give one of --db, --journal and --memory, not several");
   const port = portNumber("--port", values.port);
   const serviceBus = serviceBusOptionsOf(values);
   if (values["no-sqs"] && serviceBus === undefined)
-    throw new QueueError("Configuration", "--no-sqs leaves nothing to run without --servicebus");
+    throw new UsageError("--no-sqs leaves nothing to run without --servicebus");
   const keyGiven = values["access-key"] !== undefined;
   const secretGiven = values["secret-key"] !== undefined;
   if (values["no-auth"] && (keyGiven || secretGiven))
-    throw new QueueError("Configuration", "give --no-auth or --access-key and --secret-key, not both");
+    throw new UsageError("give --no-auth or --access-key and --secret-key, not both");
   if (keyGiven !== secretGiven)
-    throw new QueueError(
-      "Configuration",
-      "give --access-key and --secret-key together (or neither, for test/test)",
-    );
+    throw new UsageError("give --access-key and --secret-key together (or neither, for test/test)");
   const credentials = values["no-auth"]
     ? null
     : {
@@ -210,17 +239,13 @@ function serviceBusOptionsOf(values: ServeValues): ServiceBusServeOptions | unde
   );
   if (values["no-create-queues"]) given.push("no-create-queues");
   if (!values.servicebus) {
-    if (given.length > 0)
-      throw new QueueError("Configuration", `--${given[0]} is a Service Bus option: add --servicebus`);
+    if (given.length > 0) throw new UsageError(`--${given[0]} is a Service Bus option: add --servicebus`);
     return undefined;
   }
   if (values["no-auth"] && (values["sas-key"] !== undefined || values["sas-key-name"] !== undefined))
-    throw new QueueError("Configuration", "give --no-auth or a SAS key, not both");
+    throw new UsageError("give --no-auth or a SAS key, not both");
   if (values.config !== undefined && values["no-create-queues"])
-    throw new QueueError(
-      "Configuration",
-      "--config already decides which queues exist: drop --no-create-queues",
-    );
+    throw new UsageError("--config already decides which queues exist: drop --no-create-queues");
   return {
     host: values.host,
     amqpPort: portNumber("--amqp-port", values["amqp-port"] ?? "5672"),

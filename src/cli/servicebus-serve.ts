@@ -4,6 +4,7 @@ import { ServiceBusAdminServer } from "../server/servicebus/admin/admin-server.j
 import { applyEmulatorConfig, readEmulatorConfig } from "../server/servicebus/emulator-config.js";
 import type { SasKey } from "../server/servicebus/sas.js";
 import { ServiceBusServer } from "../server/servicebus/servicebus-server.js";
+import { UsageError } from "./arguments.js";
 
 /** What `serve --servicebus` runs with, once its flags are checked. */
 export interface ServiceBusServeOptions {
@@ -88,7 +89,7 @@ export async function startServiceBus(
 export function portNumber(flag: string, text: string): number {
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new QueueError("Configuration", `${flag} must be a number from 0 to 65535, not ${text}`);
+    throw new UsageError(`${flag} must be a number from 0 to 65535, not ${text}`);
   return port;
 }
 

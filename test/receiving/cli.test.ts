@@ -1,6 +1,6 @@
 // `queue-runtime deliveries list | retry | dismiss`, run as a child process (from the sources,
 // through tsx) against a store a real Receiver has filled, on both stores.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliveriesCommand } from "../../src/cli/deliveries-command.js";
@@ -12,6 +12,7 @@ import {
   type StandardIssue,
   type StandardSchemaV1,
 } from "../../src/receiving/index.js";
+import { type Ran, runToEnd } from "../support/finished-process.js";
 import { postgresKind, STORE_KINDS, sqliteFile, sqliteKind, type TestStore } from "./stores.js";
 
 /** In a field the schema refuses, and in the subscriber's error message: never to be printed. */
@@ -24,32 +25,15 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
-/** What a finished `queue-runtime` process printed, and its exit code. */
-interface Ran {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs `queue-runtime <args>` as cli-process.ts does, with stdout and stderr apart and QUEUE_RECEIVING only as given. */
 function cli(args: readonly string[], env: Record<string, string> = {}): Promise<Ran> {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => name !== "QUEUE_RECEIVING"),
   );
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
-    cwd: process.cwd(),
+  return runToEnd(["--import", "tsx", "src/cli/main.ts", ...args], {
     env: { ...inherited, ...env },
+    children,
   });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
 }
 
 const lines = (text: string) => text.split("\n").filter((line) => line.length > 0);
@@ -386,7 +370,7 @@ describe("queue-runtime deliveries, refusing", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^ {2}deliveries {2}list, retry and dismiss/m);
+    expect(help.stdout).toMatch(/^ {2}deliveries +list, retry and dismiss/m);
     expect(usage.code).toBe(0);
     expect(usage.stdout).toContain("Usage: queue-runtime deliveries <list | retry <id> | dismiss <id>>");
     for (const option of ["--receiving", "--table-prefix", "--json", "--body"])

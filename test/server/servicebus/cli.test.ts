@@ -135,7 +135,7 @@ describe("queue-runtime serve --servicebus", () => {
     expect(taken.output()).not.toMatch(/\n\s+at /);
     blocker.close();
     const stray = serve(["--memory", "--amqp-port", "0"]);
-    expect(await stray.exited).toBe(1);
+    expect(await stray.exited).toBe(2);
     expect(stray.output()).toContain("--amqp-port is a Service Bus option: add --servicebus");
     const bad = join(directory, "bad.json");
     writeFileSync(

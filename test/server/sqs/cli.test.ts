@@ -114,18 +114,18 @@ describe("queue-runtime serve", () => {
     expect(await holder.exit()).toBe(0);
   }, 30_000);
 
-  it("explains its options and refuses unknown ones", async () => {
+  it("explains its options, and refuses unknown ones and contradictory ones as bad usage (exit 2)", async () => {
     const help = run(["serve", "--help"]);
     await help.started.catch(() => undefined);
     expect(await help.exit()).toBe(0);
     expect(help.output()).toContain("--no-auth");
     const wrong = run(["serve", "--colour", "red"]);
     await wrong.started.catch(() => undefined);
-    expect(await wrong.exit()).toBe(1);
+    expect(await wrong.exit()).toBe(2);
     expect(wrong.output()).toContain("Unknown option '--colour'");
     const both = run(["serve", "--db", join(directory, "x.db"), "--journal", join(directory, "x.journal")]);
     await both.started.catch(() => undefined);
-    expect(await both.exit()).toBe(1);
+    expect(await both.exit()).toBe(2);
     expect(both.output()).toContain("give one of --db, --journal and --memory, not several");
   }, 30_000);
 
@@ -161,21 +161,23 @@ describe("queue-runtime serve", () => {
   it("names the storage, credentials or address it cannot use, without a stack trace", async () => {
     const notADatabase = join(directory, "notes.db");
     writeFileSync(notADatabase, "not a database\n".repeat(100));
-    const refusals: [args: string[], says: string][] = [
-      [["--db", notADatabase], `cannot open SQLite file ${notADatabase}: file is not a database`],
-      [["--journal", join(directory, "missing", "j.journal")], "cannot open the journal"],
-      [["--memory", "--access-key", "k"], "give --access-key and --secret-key together"],
+    // Flags that contradict each other are bad usage (exit 2); what cannot be opened or bound, a failure (exit 1).
+    const refusals: [args: string[], says: string, code: number][] = [
+      [["--db", notADatabase], `cannot open SQLite file ${notADatabase}: file is not a database`, 1],
+      [["--journal", join(directory, "missing", "j.journal")], "cannot open the journal", 1],
+      [["--memory", "--access-key", "k"], "give --access-key and --secret-key together", 2],
       [
         ["--memory", "--no-auth", "--secret-key", "s"],
         "give --no-auth or --access-key and --secret-key, not both",
+        2,
       ],
-      [["--memory", "--host", "no-such-host.invalid"], "cannot listen on no-such-host.invalid port"],
+      [["--memory", "--host", "no-such-host.invalid"], "cannot listen on no-such-host.invalid port", 1],
     ];
     await Promise.all(
-      refusals.map(async ([args, says]) => {
+      refusals.map(async ([args, says, code]) => {
         const refused = run(["serve", "--port", "0", ...args]);
         await refused.started.catch(() => undefined);
-        expect(await refused.exit()).toBe(1);
+        expect(await refused.exit()).toBe(code);
         expect(refused.output()).toContain(says);
         expect(refused.output()).not.toMatch(/\n\s+at /);
       }),

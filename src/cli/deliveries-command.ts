@@ -1,16 +1,15 @@
-import { existsSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
-import Database from "better-sqlite3";
 import { QueueError } from "../core/errors.js";
 import {
   DEFAULT_TABLE_PREFIX,
   Deliveries,
   type DeliveryItem,
-  postgresStore,
   RETENTION_MS,
   type ReceivingStore,
-  sqliteStore,
 } from "../receiving/index.js";
+import { checkSqliteStore, receivingStoreAt } from "./receiving-store.js";
+import { withoutSecrets } from "./secrets.js";
+import { messageOf, oneLine, printable } from "./terminal-text.js";
 
 /** The environment variable naming the receiving store when `--receiving` is not given. */
 export const RECEIVING_ENV = "QUEUE_RECEIVING";
@@ -78,9 +77,9 @@ export async function deliveriesCommand(
   }
   let store: ReceivingStore;
   try {
-    store = storeOf(request);
+    store = receivingStoreAt(request);
   } catch (error) {
-    output.err(`queue-runtime deliveries: ${redact(oneLine(messageOf(error)), request.location)}`);
+    output.err(`queue-runtime deliveries: ${withoutSecrets(oneLine(messageOf(error)), request.location)}`);
     return EXIT.usage;
   }
   try {
@@ -96,7 +95,7 @@ export async function deliveriesCommand(
     }
     return EXIT.done;
   } catch (error) {
-    output.err(`queue-runtime deliveries: ${redact(oneLine(messageOf(error)), request.location)}`);
+    output.err(`queue-runtime deliveries: ${withoutSecrets(oneLine(messageOf(error)), request.location)}`);
     return EXIT.failed;
   } finally {
     await store.close().catch(() => undefined);
@@ -153,45 +152,6 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 function usage(message: string): QueueError {
   return new QueueError("Configuration", message);
-}
-
-/** A PostgreSQL URL names a postgres store; anything else is a SQLite path. */
-function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
-}
-
-/** The store `request` names, made but not opened (a `Configuration` error for a prefix or URL it refuses). */
-function storeOf(request: Request): ReceivingStore {
-  const options = request.tablePrefix === undefined ? {} : { tablePrefix: request.tablePrefix };
-  return isPostgresUrl(request.location)
-    ? postgresStore(request.location, options)
-    : sqliteStore(request.location, options);
-}
-
-/**
- * Refuses a SQLite path that holds no receiving store (no file, or no receiving tables of this
- * prefix), so that a mistyped path or prefix never creates a new store.
- */
-function checkSqliteStore(request: Request): void {
-  if (isPostgresUrl(request.location)) return;
-  const path = request.location;
-  const none = (why: string) => new QueueError("Configuration", `no receiving store is at ${path}: ${why}`);
-  if (!existsSync(path)) throw none("there is no such file");
-  if (statSync(path).isDirectory()) throw none("it is a directory");
-  const table = `${request.tablePrefix ?? DEFAULT_TABLE_PREFIX}receiving_schema`;
-  let found: unknown;
-  try {
-    const db = new Database(path, { fileMustExist: true });
-    try {
-      found = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
-    } finally {
-      db.close();
-    }
-  } catch (error) {
-    throw new QueueError("Configuration", `cannot open ${path}: ${messageOf(error)}`, { cause: error });
-  }
-  if (found === undefined)
-    throw none(`it has no ${table} table (another --table-prefix, or not a receiving store)`);
 }
 
 function listItems(items: readonly DeliveryItem[], request: Request, output: CommandOutput): void {
@@ -261,44 +221,4 @@ function confirm(subcommand: "retry" | "dismiss", id: string, json: boolean, out
         ? "the next tick delivers it again"
         : "the next tick reads it again";
   output.out(json ? JSON.stringify({ id, status: done }) : `${done} ${id}: ${what}`);
-}
-
-/** A field as one line of a terminal: control characters (a newline, an escape sequence read from a body) escaped. */
-function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (char) => {
-    if (char === "\n") return "\\n";
-    if (char === "\t") return "\\t";
-    if (char === "\r") return "\\r";
-    return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
-  });
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error && error.message.length > 0) return error.message;
-  if (error instanceof Error) return error.name;
-  return String(error);
-}
-
-function oneLine(text: string): string {
-  return printable(text.replace(/\s*\n\s*/g, " ").trim());
-}
-
-/** `line` without the password of a PostgreSQL URL, as given or percent-decoded. */
-function redact(line: string, location: string): string {
-  if (!isPostgresUrl(location)) return line;
-  let password: string;
-  try {
-    password = new URL(location).password;
-  } catch {
-    return line.split(location).join("postgres://…");
-  }
-  if (password.length === 0) return line;
-  let decoded = password;
-  try {
-    decoded = decodeURIComponent(password);
-  } catch {
-    // Not percent-encoded as a URL would be: only the text as given can appear.
-  }
-  return [location, password, decoded].reduce((text, secret) => text.split(secret).join("***"), line);
 }

@@ -33,6 +33,16 @@ export interface SqsServerOptions {
   readonly credentials: AwsCredentials | null;
   /** Told of every request once it is answered (a request log); nothing is measured without it. */
   readonly onAnswer?: (answered: AnsweredRequest) => void;
+  /** Answers the requests it serves (the dashboard's page and API) instead of SQS, unsigned. */
+  readonly pages?: PageHandler;
+}
+
+/** What answers the requests on the SQS port that are not SQS calls. */
+export interface PageHandler {
+  /** Whether a request is this handler's (an SQS call never is). */
+  serves(req: IncomingMessage): boolean;
+  /** Answers a request it serves; never rejects. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
 /** A request as answered, for a request log. */
@@ -82,7 +92,8 @@ export class SqsServer {
     this.#http = createServer(
       { keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 },
       (req, res) => {
-        void this.#handle(req, res);
+        if (options.pages?.serves(req)) void options.pages.handle(req, res);
+        else void this.#handle(req, res);
       },
     );
   }

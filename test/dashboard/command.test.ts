@@ -1,65 +1,19 @@
 // `queue-runtime dashboard` run as a child process (from the sources, through tsx): what it
 // prints, what it refuses, how it stops, and that no secret of its URLs reaches a line or a page.
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type CliRun, printedDashboard, runCli } from "./cli-process.js";
 import { afterFile, queueStore, receivingStore, scratchFile } from "./fixtures.js";
 import { call, events } from "./http-client.js";
 
 const POSTGRES_URL = process.env.QUEUE_RUNTIME_TEST_POSTGRES ?? "postgres://postgres@127.0.0.1:5432/test";
 
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-});
-
-/** A running or finished `queue-runtime dashboard`: what it printed so far, and its exit. */
-interface Run {
-  readonly child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  readonly exited: Promise<number | null>;
-}
-
-/** Starts `queue-runtime dashboard <args>` with `QUEUE_URL` only as given. */
-function dashboard(args: readonly string[], env: Record<string, string> = {}): Run {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "QUEUE_URL"));
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "dashboard", ...args], {
-    cwd: process.cwd(),
-    env: { ...inherited, ...env },
-  });
-  children.push(child);
-  const run: Run = {
-    child,
-    stdout: "",
-    stderr: "",
-    exited: new Promise((resolve) => child.once("close", (code) => resolve(code))),
-  };
-  child.stdout!.on("data", (chunk: Buffer) => {
-    run.stdout += chunk.toString();
-  });
-  child.stderr!.on("data", (chunk: Buffer) => {
-    run.stderr += chunk.toString();
-  });
-  return run;
-}
-
-/** Waits until the run printed its token line; resolves its address and token. */
-async function started(run: Run): Promise<{ address: string; endpoint: string; token: string }> {
-  await expect.poll(() => run.stdout, { timeout: 60_000 }).toMatch(/^token: \S+$/m);
-  const token = /^token: (\S+)$/m.exec(run.stdout)![1]!;
-  const address = /(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(run.stdout)?.[1];
-  expect(address, run.stdout).toBeDefined();
-  return { address: address!, endpoint: new URL(address!).origin, token };
-}
-
 const lines = (text: string) => text.split("\n").filter((line) => line.length > 0);
 
 /** Exit 2 or 1 with one line on stderr saying `says`, no stack, nothing on stdout. */
-async function expectRefusal(run: Run, code: number, says: RegExp): Promise<void> {
+async function expectRefusal(run: CliRun, code: number, says: RegExp): Promise<void> {
   expect(await run.exited).toBe(code);
   expect(lines(run.stderr), run.stderr).toHaveLength(1);
   expect(run.stderr).toMatch(says);
@@ -77,10 +31,11 @@ describe("queue-runtime dashboard", () => {
   }, 60_000);
 
   it("prints the address with the token, and the token on a line of its own; stops with 0 on SIGTERM", async () => {
-    const run = dashboard(["--url", url, "--port", "0", "--receiving", receiving]);
-    const { address, endpoint, token } = await started(run);
+    const run = runCli(["dashboard", "--url", url, "--port", "0", "--receiving", receiving]);
+    const { address, endpoint, token } = await printedDashboard(run);
     expect(token).toMatch(/^[\w-]{32,}$/);
     expect(address).toBe(`${endpoint}/?token=${token}`);
+    expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
     const snapshot = await call(endpoint, "GET", "/dashboard/api/snapshot");
     expect(snapshot.json).toMatchObject({ provider: "sqlite", deliveries: expect.any(Array) });
     run.child.kill("SIGTERM");
@@ -90,9 +45,9 @@ describe("queue-runtime dashboard", () => {
   }, 90_000);
 
   it("takes the provider from $QUEUE_URL, and a second one on the same port is refused (exit 1)", async () => {
-    const first = dashboard(["--port", "0"], { QUEUE_URL: url });
-    const { endpoint } = await started(first);
-    const taken = dashboard(["--url", url, "--port", new URL(endpoint).port]);
+    const first = runCli(["dashboard", "--port", "0"], { QUEUE_URL: url });
+    const { endpoint } = await printedDashboard(first);
+    const taken = runCli(["dashboard", "--url", url, "--port", new URL(endpoint).port]);
     await expectRefusal(taken, 1, /already in use/);
     first.child.kill("SIGINT");
     expect(await first.exited).toBe(0);
@@ -100,11 +55,11 @@ describe("queue-runtime dashboard", () => {
 
   it("refuses bad usage with exit 2 and one line", async () => {
     const runs = [
-      [dashboard(["--url", url, "--bogus"]), /bogus/],
-      [dashboard(["--url", url, "--port", "http"]), /--port must be a number/],
-      [dashboard(["--url", url, "extra"]), /takes no arguments/],
-      [dashboard([]), /--url/],
-      [dashboard(["--url", "memory:"]), /memory: would be a new, empty queue engine/],
+      [runCli(["dashboard", "--url", url, "--bogus"]), /bogus/],
+      [runCli(["dashboard", "--url", url, "--port", "http"]), /--port must be a number/],
+      [runCli(["dashboard", "--url", url, "extra"]), /takes no arguments/],
+      [runCli(["dashboard"]), /--url/],
+      [runCli(["dashboard", "--url", "memory:"]), /memory: would be a new, empty queue engine/],
     ] as const;
     for (const [run, says] of runs) await expectRefusal(run, 2, says);
   }, 90_000);
@@ -112,7 +67,7 @@ describe("queue-runtime dashboard", () => {
   it("fails with exit 1 when the receiving store is not there, creating nothing", async () => {
     const missing = scratchFile("no-such-store.db");
     await expectRefusal(
-      dashboard(["--url", url, "--port", "0", "--receiving", missing]),
+      runCli(["dashboard", "--url", url, "--port", "0", "--receiving", missing]),
       1,
       /no receiving store/,
     );
@@ -120,7 +75,7 @@ describe("queue-runtime dashboard", () => {
   }, 90_000);
 
   it("prints its help with exit 0", async () => {
-    const run = dashboard(["--help"]);
+    const run = runCli(["dashboard", "--help"]);
     expect(await run.exited).toBe(0);
     expect(run.stdout).toContain("Usage: queue-runtime dashboard --url <provider-url>");
   }, 90_000);
@@ -145,8 +100,8 @@ describe("queue-runtime dashboard over a provider URL with a password", () => {
   });
 
   it("never prints it, nor shows it on the page, in a read, an event or a failure", async () => {
-    const run = dashboard(["--url", secretUrl, "--port", "0"]);
-    const { endpoint, token } = await started(run);
+    const run = runCli(["dashboard", "--url", secretUrl, "--port", "0"]);
+    const { endpoint, token } = await printedDashboard(run);
     const reads = await Promise.all(
       [
         "/",
@@ -177,7 +132,7 @@ describe("queue-runtime dashboard over a provider URL with a password", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     unreachable.port = String((closed.address() as { port: number }).port);
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const run = dashboard(["--url", unreachable.toString(), "--port", "0"]);
+    const run = runCli(["dashboard", "--url", unreachable.toString(), "--port", "0"]);
     expect(await run.exited).toBe(1);
     expect(lines(run.stderr)).toHaveLength(1);
     expect(`${run.stdout}${run.stderr}`).not.toContain(password);

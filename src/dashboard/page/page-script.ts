@@ -4,7 +4,7 @@ export const DASHBOARD_SCRIPT = `"use strict";
   var API = "/dashboard/api/";
   var TOKEN_HEADER = "x-queue-runtime-token";
   var token = new URLSearchParams(location.search).get("token") || "";
-  var state = { snapshot: null, selected: null, counts: "", deadLetterQueue: null };
+  var state = { snapshot: null, selected: null, counts: "", deadLetterQueue: null, opened: new Set() };
 
   /** Builds an element; strings become text nodes, so nothing from the server is ever read as HTML. */
   function el(tag, props) {
@@ -204,14 +204,22 @@ export const DASHBOARD_SCRIPT = `"use strict";
     });
     var bodyLabel = message.bodyEncoding === "base64" ? "Body (base64)" : "Body";
     if (message.truncated) bodyLabel += ", first part of " + message.bodyBytes + " bytes";
-    return el(
+    // Which messages are open survives the page being read again when counts move.
+    var key = (asDeadLetter ? "dead-letter:" : "message:") + message.messageId;
+    var item = el(
       "details",
-      { class: asDeadLetter ? "message dead-letter" : "message", "data-message-id": message.messageId },
+      { class: asDeadLetter ? "message dead-letter" : "message", "data-message-id": message.messageId, open: state.opened.has(key) },
       summary,
       list,
       el("p", { class: "label", text: bodyLabel }),
       el("pre", { class: "body", text: message.body }),
     );
+    // Noted on the click itself, before the toggle, so that a read landing in between keeps it.
+    summary.addEventListener("click", function () {
+      if (item.open) state.opened.delete(key);
+      else state.opened.add(key);
+    });
+    return item;
   }
 
   /** A page of messages as a list of disclosures, or words saying it is empty. */

@@ -89,11 +89,12 @@ export async function dashboardCommand(
       await store.open();
     }
     const token = newToken();
+    const loopbackOnly = isLoopbackHost(request.host);
     const dashboard = new Dashboard({
       client,
       ...(store === undefined ? {} : { deliveries: new Deliveries(store) }),
       token,
-      loopbackOnly: isLoopbackHost(request.host),
+      loopbackOnly,
       scrub: hide,
     });
     server = await listening(dashboard, request.host, request.port);
@@ -102,6 +103,10 @@ export async function dashboardCommand(
     output.out(
       `  provider:    ${client.providerType}${store === undefined ? "" : `, receiving store: ${isPostgresUrl(request.receiving!.location) ? "postgres" : "sqlite"}`}`,
     );
+    if (!loopbackOnly)
+      output.out(
+        `  reachable beyond this machine on ${request.host}: anyone who reaches it can read every message`,
+      );
     output.out("  Ctrl-C stops it.");
     await (run.until ?? stopSignal(output));
     return EXIT.done;

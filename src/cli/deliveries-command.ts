@@ -1,18 +1,14 @@
-import { existsSync, statSync } from "node:fs";
-import Database from "better-sqlite3";
-import { QueueError } from "../core/errors.js";
 import {
   DEFAULT_TABLE_PREFIX,
   Deliveries,
   type DeliveryItem,
-  postgresStore,
   RETENTION_MS,
   type ReceivingStore,
-  sqliteStore,
 } from "../receiving/index.js";
 import { parseCommandArgs, UsageError } from "./arguments.js";
 import { type Command, type CommandIO, EXIT, failed } from "./command.js";
 import { type CommandOutput, messageOf, printable, tableLines } from "./output.js";
+import { checkSqliteStore, receivingStoreAt } from "./receiving-store.js";
 import { withoutSecrets } from "./secrets.js";
 
 /** The environment variable naming the receiving store when `--receiving` is not given. */
@@ -78,7 +74,7 @@ export async function deliveriesCommand(
   const hide = (line: string) => withoutSecrets(line, request.location);
   let store: ReceivingStore;
   try {
-    store = storeOf(request);
+    store = receivingStoreAt(request);
   } catch (error) {
     return failed("deliveries", new UsageError(messageOf(error)), output, hide);
   }
@@ -151,45 +147,6 @@ function isSubcommand(value: string): value is Subcommand {
 /** `value`, or `undefined` when it is empty. */
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.length === 0 ? undefined : value;
-}
-
-/** A PostgreSQL URL names a postgres store; anything else is a SQLite path. */
-function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
-}
-
-/** The store `request` names, made but not opened (a `Configuration` error for a prefix or URL it refuses). */
-function storeOf(request: Request): ReceivingStore {
-  const options = request.tablePrefix === undefined ? {} : { tablePrefix: request.tablePrefix };
-  return isPostgresUrl(request.location)
-    ? postgresStore(request.location, options)
-    : sqliteStore(request.location, options);
-}
-
-/**
- * Refuses a SQLite path that holds no receiving store (no file, or no receiving tables of this
- * prefix), so that a mistyped path or prefix never creates a new store.
- */
-function checkSqliteStore(request: Request): void {
-  if (isPostgresUrl(request.location)) return;
-  const path = request.location;
-  const none = (why: string) => new QueueError("Configuration", `no receiving store is at ${path}: ${why}`);
-  if (!existsSync(path)) throw none("there is no such file");
-  if (statSync(path).isDirectory()) throw none("it is a directory");
-  const table = `${request.tablePrefix ?? DEFAULT_TABLE_PREFIX}receiving_schema`;
-  let found: unknown;
-  try {
-    const db = new Database(path, { fileMustExist: true });
-    try {
-      found = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
-    } finally {
-      db.close();
-    }
-  } catch (error) {
-    throw new QueueError("Configuration", `cannot open ${path}: ${messageOf(error)}`, { cause: error });
-  }
-  if (found === undefined)
-    throw none(`it has no ${table} table (another --table-prefix, or not a receiving store)`);
 }
 
 /** Prints the items: JSON, a table on a terminal, tab-separated lines when piped. */

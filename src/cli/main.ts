@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { type Command, type CommandIO, EXIT } from "./command.js";
+import { DASHBOARD } from "./dashboard-command.js";
 import { DEAD_LETTERS } from "./dead-letters-command.js";
 import { DELIVERIES } from "./deliveries-command.js";
 import { messageOf, oneLine } from "./output.js";
@@ -12,7 +13,17 @@ import { SEND } from "./send-command.js";
 import { SERVE } from "./serve-command.js";
 
 /** Every command, in the order the help lists them: adding a command is adding its entry here. */
-const COMMANDS: readonly Command[] = [QUEUES, SEND, RECEIVE, PEEK, DEAD_LETTERS, REDRIVE, DELIVERIES, SERVE];
+const COMMANDS: readonly Command[] = [
+  QUEUES,
+  SEND,
+  RECEIVE,
+  PEEK,
+  DEAD_LETTERS,
+  REDRIVE,
+  DELIVERIES,
+  DASHBOARD,
+  SERVE,
+];
 
 /** The top-level help: every command with its summary. */
 function usage(): string {

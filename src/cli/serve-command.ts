@@ -1,10 +1,14 @@
 import { parseArgs } from "node:util";
 import { QueueError } from "../core/errors.js";
+import type { QueueClient } from "../core/queue-client.js";
+import { isLoopbackHost, newToken } from "../dashboard/access.js";
+import { Dashboard } from "../dashboard/dashboard.js";
 import { JournalStore } from "../engine/journal/journal-store.js";
 import { MemoryStore } from "../engine/memory/memory-store.js";
 import { QueueEngine } from "../engine/queue-engine.js";
 import { SqliteStore } from "../engine/sqlite/sqlite-store.js";
 import type { QueueStore } from "../engine/store.js";
+import { engineClient } from "../providers/engine/engine-client.js";
 import { SQLITE_POLL_INTERVAL_MS } from "../providers/sqlite/sqlite-provider.js";
 import { type AnsweredRequest, SqsServer } from "../server/sqs/sqs-server.js";
 import { UsageError } from "./arguments.js";
@@ -44,6 +48,9 @@ store (a queue is the same queue under both protocols).
   --account-id <id>       account id in queue URLs and ARNs (default 000000000000)
   --log-requests          print a line for every request answered: operation, status, time, and
                           why it was refused (a signature that does not match, say)
+
+The dashboard (queue-runtime dashboard --help) answers GET / of the SQS endpoint, unsigned, over
+this server's store; its changes need the token printed at start.
 
 Azure Service Bus (the official emulator's defaults, so its connection string works unchanged):
   --servicebus            also run the AMQP 1.0 endpoint and its management (ATOM) API
@@ -137,7 +144,11 @@ export async function serve(
     createQueues: false,
     pollIntervalMs: storage.pollIntervalMs,
   });
-  const server = values["no-sqs"] ? undefined : await startSqs(engine, values, port, credentials, log);
+  const dashboard = values["no-sqs"] ? undefined : dashboardOf(engine, storage, values.host);
+  const server =
+    dashboard === undefined
+      ? undefined
+      : await startSqs(engine, values, port, credentials, dashboard.dashboard, log);
   let endpoints: ServiceBusEndpoints | undefined;
   if (serviceBus !== undefined)
     try {
@@ -150,30 +161,50 @@ export async function serve(
       throw error;
     }
   log(`  storage:     ${storage.description}`);
+  if (server !== undefined && dashboard !== undefined) {
+    log(`queue-runtime dashboard: ${server.endpoint}/?token=${dashboard.token}`);
+    log(`token: ${dashboard.token}`);
+  }
   let stopping: Promise<void> | undefined;
   return {
     server,
     serviceBus: endpoints,
     engine,
     stop: () => {
-      stopping ??= Promise.all([server?.close(), endpoints?.stop()]).then(() => engine.close());
+      dashboard?.dashboard.close();
+      stopping ??= Promise.all([server?.close(), endpoints?.stop(), dashboard?.client.close()]).then(() =>
+        engine.close(),
+      );
       return stopping;
     },
   };
 }
 
-/** Starts the SQS endpoint and says where it is; the engine is closed if it cannot listen. */
+/** The dashboard over the server's own store, with a fresh token; listening on loopback, it answers requests addressed there only. */
+function dashboardOf(
+  engine: QueueEngine,
+  storage: Storage,
+  host: string,
+): { dashboard: Dashboard; token: string; client: QueueClient } {
+  const token = newToken();
+  const client = engineClient(engine, storage.providerType);
+  return { dashboard: new Dashboard({ client, token, loopbackOnly: isLoopbackHost(host) }), token, client };
+}
+
+/** Starts the SQS endpoint, the dashboard's pages beside it, and says where it is; the engine is closed if it cannot listen. */
 async function startSqs(
   engine: QueueEngine,
   values: ServeValues,
   port: number,
   credentials: { accessKeyId: string; secretAccessKey: string } | null,
+  dashboard: Dashboard,
   log: (line: string) => void,
 ): Promise<SqsServer> {
   let server: SqsServer;
   try {
     server = await SqsServer.start({
       engine,
+      pages: dashboard,
       host: values.host,
       port,
       region: values.region,
@@ -184,6 +215,7 @@ async function startSqs(
         : {}),
     });
   } catch (error) {
+    dashboard.close();
     await engine.close();
     if ((error as { code?: unknown }).code === "EADDRINUSE")
       throw new QueueError(
@@ -270,6 +302,8 @@ function requestLine(answered: AnsweredRequest): string {
 /** Where the server keeps queues: how to open it, how to name it, and how often a waiting receive looks for other processes' sends (none for a store only this process writes). */
 interface Storage {
   open(): QueueStore;
+  /** The provider type the dashboard shows. */
+  readonly providerType: "journal" | "memory" | "sqlite";
   readonly description: string;
   readonly pollIntervalMs: number | undefined;
 }
@@ -281,14 +315,21 @@ function storageOf(values: ServeValues): Storage {
   if (journal !== undefined)
     return {
       open: () => new JournalStore(journal),
+      providerType: "journal",
       description: `journal file ${journal} (queues held in memory)`,
       pollIntervalMs: undefined,
     };
   if (values.memory)
-    return { open: () => new MemoryStore(), description: "memory (not kept)", pollIntervalMs: undefined };
+    return {
+      open: () => new MemoryStore(),
+      providerType: "memory",
+      description: "memory (not kept)",
+      pollIntervalMs: undefined,
+    };
   const path = values.db ?? "./queue-runtime.db";
   return {
     open: () => new SqliteStore(path),
+    providerType: "sqlite",
     description: `SQLite file ${path}`,
     pollIntervalMs: SQLITE_POLL_INTERVAL_MS,
   };

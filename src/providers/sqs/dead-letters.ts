@@ -33,7 +33,8 @@ function copyOf(
     deduplicationId,
     contentType: delivery.contentType,
     timeToLiveMs: undefined,
-    delayMs: undefined,
+    // An explicit 0: a copy is not held back by its destination's delay (SQS keeps a FIFO queue's anyway).
+    delayMs: 0,
   };
 }
 

@@ -8,9 +8,9 @@ import {
   sqsError,
 } from "../../aws/index.js";
 import type { AwsCredentials } from "../../core/config.js";
-import { QueueError } from "../../core/errors.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import { endpointOf, listen, portOf } from "../http-listener.js";
+import { readRequestBody } from "../request-body.js";
 import { DEFAULT_ACCOUNT_ID } from "./queue-urls.js";
 import { SqsService } from "./sqs-service.js";
 import { wireProtocolOf } from "./wire-protocols.js";
@@ -33,6 +33,16 @@ export interface SqsServerOptions {
   readonly credentials: AwsCredentials | null;
   /** Told of every request once it is answered (a request log); nothing is measured without it. */
   readonly onAnswer?: (answered: AnsweredRequest) => void;
+  /** Answers the requests it serves (the dashboard's page and API) instead of SQS, unsigned. */
+  readonly pages?: PageHandler;
+}
+
+/** What answers the requests on the SQS port that are not SQS calls. */
+export interface PageHandler {
+  /** Whether a request is this handler's (an SQS call never is). */
+  serves(req: IncomingMessage): boolean;
+  /** Answers a request it serves; never rejects. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
 /** A request as answered, for a request log. */
@@ -82,7 +92,8 @@ export class SqsServer {
     this.#http = createServer(
       { keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 },
       (req, res) => {
-        void this.#handle(req, res);
+        if (options.pages?.serves(req)) void options.pages.handle(req, res);
+        else void this.#handle(req, res);
       },
     );
   }
@@ -138,7 +149,7 @@ export class SqsServer {
     let controller: AbortController | undefined;
     this.#running++;
     try {
-      const body = await readBody(req);
+      const body = await readRequestBody(req, MAX_REQUEST_BYTES, tooLarge);
       const verified = await this.#verifier?.verify({ method, path, query, headers: req.rawHeaders, body });
       const origin = `http://${getHeader(req.rawHeaders, "host") ?? new URL(this.endpoint).host}`;
       const request = protocol.decode({ method, path, query, headers: req.rawHeaders, body, origin });
@@ -206,28 +217,7 @@ export class SqsServer {
   }
 }
 
-/** Reads a request body, refusing one over {@link MAX_REQUEST_BYTES} before reading it. */
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  // From the raw headers: `req.headers` builds an object of every header on first use.
-  const declared = Number(getHeader(req.rawHeaders, "content-length") ?? 0);
-  if (declared > MAX_REQUEST_BYTES) return Promise.reject(tooLarge(declared));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) {
-        req.pause();
-        reject(tooLarge(size));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.on("error", (error) => reject(new QueueError("ConnectionFailed", error.message, { cause: error })));
-  });
-}
-
+/** The SQS error for a request body over {@link MAX_REQUEST_BYTES}. */
 function tooLarge(bytes: number): Error {
   return sqsError(
     "BatchRequestTooLong",

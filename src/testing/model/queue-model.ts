@@ -336,21 +336,30 @@ export class QueueModel {
 
   /** Removes a locked message for good. */
   complete(receipt: string, by: Settler = "receiver"): void {
-    if (this.#options.receipts === "sqs") return this.#sqsSettle(receipt, by, "complete");
+    if (this.#options.receipts === "sqs") {
+      this.#sqsSettle(receipt, by, "complete");
+      return;
+    }
     const { queue, message } = this.#held(receipt);
     remove(queue, message);
   }
 
   /** Gives a locked message back, visible again after `delayMs` (or dead-lettered when its deliveries are used up). */
   abandon(receipt: string, delayMs = 0, by: Settler = "receiver"): void {
-    if (this.#options.receipts === "sqs") return this.#sqsSettle(receipt, by, "abandon", delayMs);
+    if (this.#options.receipts === "sqs") {
+      this.#sqsSettle(receipt, by, "abandon", delayMs);
+      return;
+    }
     const { queue, message } = this.#held(receipt);
     this.#release(queue, message, this.#now + this.#delay(delayMs));
   }
 
   /** Moves a locked message to its queue's dead-letter queue; `Unsupported` when the queue has none. */
   deadLetter(receipt: string, reason: string, description?: string, by: Settler = "receiver"): void {
-    if (this.#options.receipts === "sqs") return this.#sqsDeadLetter(receipt, by, reason, description);
+    if (this.#options.receipts === "sqs") {
+      this.#sqsDeadLetter(receipt, by, reason, description);
+      return;
+    }
     const { queue, message } = this.#held(receipt);
     if (!this.#moveToDeadLetter(queue, message, reason, description))
       throw new QueueError("Unsupported", `queue ${queue.name} has no dead-letter queue`);
@@ -394,15 +403,22 @@ export class QueueModel {
     for (const message of ready) {
       const to = this.#queues.get(target ?? message.deadLetter?.sourceQueue ?? soleSource ?? "");
       if (to === undefined || to === from) {
-        if (how?.receives) this.#receivedByRedrive(message);
+        if (how?.receives) this.#receivedByRedrive(from, message);
         continue;
       }
       remove(from, message);
+      // Sent again by a client, a message waits out a FIFO queue's delay where it cannot have none of its own.
+      const delayMs =
+        how?.receives && to.settings.fifo && this.#options.fifoMessageDelays === false
+          ? to.settings.defaultDelayMs
+          : 0;
       to.messages.push({
         ...fresh(message),
         // A FIFO queue needs a session: a message without one joins one named after the queue it leaves.
         sessionId: to.settings.fifo ? (message.sessionId ?? from.name) : message.sessionId,
         deadLetter: undefined,
+        state: delayMs > 0 ? "delayed" : "ready",
+        visibleAt: this.#now + delayMs,
       });
       this.#unordered.add(to.name);
       moved++;
@@ -557,6 +573,7 @@ export class QueueModel {
       body: message.body,
       sessionId: message.sessionId ?? (deadLetters.settings.fifo ? queue.name : undefined),
       deduplicationId: `dl-${message.body}`,
+      delayMs: 0,
     });
     const sent = deadLetters.messages.find((other) => other.body === copy && other.deadLetter === undefined);
     if (sent !== undefined) sent.deadLetter = { reason, description, sourceQueue: queue.name };
@@ -570,10 +587,12 @@ export class QueueModel {
 
   // A redrive that receives a message it cannot move gives it back: one delivery more, and the
   // receiving client's earlier receipt of it is spent (it received the message again).
-  #receivedByRedrive(message: ModelMessage): void {
+  #receivedByRedrive(queue: ModelQueue, message: ModelMessage): void {
     if (message.latest !== null) this.#issued.get(message.latest)?.spentBy.add("receiver");
     message.latest = `lock-${++this.#tokens}`;
     message.deliveryCount++;
+    if (this.#exhausted(queue, message))
+      this.#moveToDeadLetter(queue, message, MODEL_REASONS.maxDeliveryCount);
   }
 
   // A receipt the settling client has not spent, and the queue its URL names now (a queue made again is a new one).

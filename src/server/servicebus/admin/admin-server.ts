@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { QueueError } from "../../../core/errors.js";
 import type { QueueEngine } from "../../../engine/queue-engine.js";
 import { endpointOf, listen, portOf } from "../../http-listener.js";
+import { readRequestBody } from "../../request-body.js";
 import { describeQueue } from "../queue-description.js";
 import type { SasKey } from "../sas.js";
 import { errorDocument } from "./atom.js";
@@ -125,7 +126,7 @@ export class ServiceBusAdminServer {
     const path = at < 0 ? target : target.slice(0, at);
     const query = at < 0 ? "" : target.slice(at + 1);
     const authorization = req.headers.authorization;
-    const body = await readBody(req);
+    const body = await readRequestBody(req, MAX_ADMIN_REQUEST_BYTES, tooLarge);
     const route = routeOf(path, authorization !== undefined);
     const method = req.method ?? "GET";
     if (route.kind === "health") {
@@ -227,27 +228,6 @@ function send(
   // A body left unread cannot be skipped safely on this connection.
   if (!requestRead) headers.connection = "close";
   res.writeHead(status, headers).end(body);
-}
-
-/** Reads a request body, refusing one over {@link MAX_ADMIN_REQUEST_BYTES}. */
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > MAX_ADMIN_REQUEST_BYTES) return Promise.reject(tooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_ADMIN_REQUEST_BYTES) {
-        req.pause();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
 }
 
 // A port taken (or privileged) is the operator's to fix: said in words, the system error kept as the cause.

@@ -176,8 +176,8 @@ export class PostgresMessages {
       `queue ${queue.record.name} is a FIFO queue: every message needs a sessionId`,
     );
     const sendable = messages.filter((message) => message.sessionId !== undefined);
-    if (sendable.length === 0) throw error;
-    const sent = await this.send(queue, sendable, now);
+    // Each refused message fails on its own, even when all are: a batch answers per message on every provider.
+    const sent = sendable.length === 0 ? [] : await this.send(queue, sendable, now);
     return messages.map((message) =>
       message.sessionId === undefined ? { ok: false, error } : sent.shift()!,
     );
@@ -320,15 +320,38 @@ export class PostgresMessages {
   async renew(queue: PostgresQueue, receipt: ReceiptHandle, now: number): Promise<number> {
     const { seq, lockToken } = lockOf(receipt);
     const lockedUntil = now + queue.record.lockDurationMs;
-    const done = await pgQuery(
+    const s = this.#schema;
+    // A message of an accepted session is locked by the session: only the session's lock is renewed.
+    const bySession = `EXISTS (SELECT 1 FROM ${s}.groups g WHERE g.queue_id = m.queue_id
+      AND g.session_id = m.session_id AND g.lock_kind = 'session')`;
+    const done = await pgQuery<{ renewed: boolean }>(
       this.#pool,
-      `UPDATE ${this.#schema}.messages SET visible_at = $5
-       WHERE seq = $1 AND queue_id = $2 AND lock_token = $3 AND state = 2 AND visible_at > $4`,
+      `UPDATE ${s}.messages m SET visible_at = CASE WHEN ${queue.record.fifo ? bySession : "false"} THEN visible_at ELSE $5 END
+       WHERE seq = $1 AND queue_id = $2 AND lock_token = $3 AND state = 2 AND visible_at > $4
+       RETURNING visible_at = $5 AS renewed`,
       [seq, queue.id, lockToken, now, lockedUntil],
       `renewing a lock on ${receipt.queue}`,
     );
-    if (done.rowCount === 0) throw invalidReceipt(receipt);
+    const row = done.rows[0];
+    if (row === undefined) throw invalidReceipt(receipt);
+    if (!row.renewed)
+      throw new QueueError(
+        "Unsupported",
+        "messages of an accepted session are locked by the session: renew the session lock",
+      );
     return lockedUntil;
+  }
+
+  /** Whether a lock token still holds its message's lock. */
+  async #holds(queue: PostgresQueue, seq: string, lockToken: string, now: number): Promise<boolean> {
+    const found = await pgQuery(
+      this.#pool,
+      `SELECT 1 FROM ${this.#schema}.messages
+       WHERE seq = $1 AND queue_id = $2 AND lock_token = $3 AND state = 2 AND visible_at > $4`,
+      [seq, queue.id, lockToken, now],
+      `reading a lock on ${queue.record.name}`,
+    );
+    return (found.rowCount ?? 0) > 0;
   }
 
   /** Moves the message of a receipt to the queue's dead-letter queue with a reason. */
@@ -340,6 +363,9 @@ export class PostgresMessages {
     now: number,
   ): Promise<void> {
     const { seq, lockToken } = lockOf(receipt);
+    // A receipt that no longer holds its lock is invalid first, as on every provider.
+    if (queue.deadLetterId === null && !(await this.#holds(queue, seq, lockToken, now)))
+      throw invalidReceipt(receipt);
     if (queue.deadLetterId === null)
       throw new QueueError(
         "Unsupported",

@@ -141,6 +141,7 @@ export class PostgresQueues implements QueueAdmin {
 
   async getQueueStats(name: string): Promise<QueueStats> {
     const queue = await this.require(name);
+    await this.#applyTime(queue);
     const counted = await pgQuery<{ active: string; in_flight: string; delayed: string; dead: string }>(
       this.#pool,
       `SELECT
@@ -159,6 +160,25 @@ export class PostgresQueues implements QueueAdmin {
       delayed: Number(row.delayed),
       deadLettered: Number(row.dead),
     };
+  }
+
+  /**
+   * Applies what time has done before counting, as a receive would: to the queue, to the queues
+   * that dead-letter into it and to its dead-letter queue (expired messages dead-lettered or
+   * dropped, ended locks with their deliveries used up dead-lettered), so the counts never show a
+   * message where no receive would find it.
+   */
+  async #applyTime(queue: PostgresQueue): Promise<void> {
+    const s = this.#schema;
+    await pgQuery(
+      this.#pool,
+      `SELECT ${s}.expire(q.id, $2, d.id, q.name, coalesce((q.settings ->> 'deadLetterOnExpiration')::boolean, false)),
+              ${s}.make_due_ready(q.id, $2, (q.settings ->> 'maxDeliveryCount')::int, d.id, q.name)
+       FROM ${s}.queues q LEFT JOIN ${s}.queues d ON d.name = q.settings ->> 'deadLetterQueue'
+       WHERE q.id = $1 OR q.id = $3 OR q.settings ->> 'deadLetterQueue' = $4`,
+      [queue.id, this.#clock.now(), queue.deadLetterId ?? -1, queue.record.name],
+      `applying what time did to queue ${queue.record.name}`,
+    );
   }
 
   async purgeQueue(name: string): Promise<number> {
@@ -206,7 +226,8 @@ export class PostgresQueues implements QueueAdmin {
     const s = this.#schema;
     const columns = `seq, message_id, session_id, body, attributes, correlation_id, content_type, enqueued_at,
       delivery_count, first_delivered_at, delivered_at, state, visible_at`;
-    const alive = "seq >= $2 AND (expires_at IS NULL OR expires_at > $3)";
+    // A message whose time to live ended is gone unless a receiver holds it (it may still complete it).
+    const alive = "seq >= $2 AND (expires_at IS NULL OR expires_at > $3 OR (state = 2 AND visible_at > $3))";
     const peeked = await pgQuery<MessageRow & { peeked_state: PeekedMessage["state"] }>(
       this.#pool,
       `SELECT *, CASE WHEN visible_at <= $3 THEN 'active' WHEN state = 2 THEN 'inFlight'

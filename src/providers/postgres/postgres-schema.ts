@@ -3,7 +3,7 @@ import type { PgPool } from "../../postgres/pg-pool.js";
 import { pgFailure } from "./pg-failures.js";
 
 /** The schema version this code writes; older schemas are migrated on first use, newer ones refused. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** The LISTEN/NOTIFY channel of a schema's queues: a send notifies it with the queue's name. */
 export function channelOf(schema: string): string {
@@ -22,6 +22,39 @@ export function checkSchemaName(schema: string): string {
     );
   return schema;
 }
+
+/**
+ * Moves up to 500 messages of a dead-letter queue back to p_target (or each to its source queue),
+ * without their dead-letter attributes; resolves how many moved. It moves what a receive could take
+ * now, as on every provider: not a message still delayed, nor one of a session someone holds or
+ * reads; messages whose source queue is gone stay.
+ */
+const redriveFunction = (s: string) => `
+CREATE OR REPLACE FUNCTION ${s}.redrive(p_dlq int, p_target text, p_now bigint)
+RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  v_row record;
+  v_moved int := 0;
+BEGIN
+  FOR v_row IN
+    SELECT m.seq, m.attributes, t.id AS target FROM ${s}.messages m
+    JOIN ${s}.queues t ON t.name = coalesce(p_target, m.attributes ->> 'DeadLetterSourceQueue')
+    WHERE m.queue_id = p_dlq AND (m.state = 0 OR m.visible_at <= p_now) AND t.id <> p_dlq
+      AND (m.session_id IS NULL OR NOT EXISTS (
+        SELECT 1 FROM ${s}.groups g WHERE g.queue_id = p_dlq AND g.session_id = m.session_id
+          AND g.locked_until > p_now))
+      AND (m.session_id IS NULL OR NOT EXISTS (
+        SELECT 1 FROM ${s}.messages l WHERE l.queue_id = p_dlq AND l.session_id = m.session_id
+          AND l.state = 2 AND l.visible_at > p_now))
+    ORDER BY m.seq LIMIT 500 FOR UPDATE OF m SKIP LOCKED
+  LOOP
+    PERFORM ${s}.transfer(v_row.seq, v_row.target,
+      v_row.attributes - 'DeadLetterReason' - 'DeadLetterErrorDescription' - 'DeadLetterSourceQueue', p_now);
+    v_moved := v_moved + 1;
+  END LOOP;
+  RETURN v_moved;
+END $$;
+`;
 
 // Message states: 0 ready, 1 delayed (visible at visible_at), 2 locked (until visible_at). Every
 // index serves one question: ready messages of a queue in order, delayed and locked ones coming
@@ -185,28 +218,7 @@ BEGIN
   PERFORM pg_notify(p_channel, p_name);
 END $$;
 
--- Moves up to 500 messages of a dead-letter queue that are not locked back to p_target (or each to
--- its source queue), without their dead-letter attributes; resolves how many moved. Messages
--- whose source queue is gone stay.
-CREATE FUNCTION ${s}.redrive(p_dlq int, p_target text, p_now bigint)
-RETURNS int LANGUAGE plpgsql AS $$
-DECLARE
-  v_row record;
-  v_moved int := 0;
-BEGIN
-  FOR v_row IN
-    SELECT m.seq, m.attributes, t.id AS target FROM ${s}.messages m
-    JOIN ${s}.queues t ON t.name = coalesce(p_target, m.attributes ->> 'DeadLetterSourceQueue')
-    WHERE m.queue_id = p_dlq AND (m.state < 2 OR m.visible_at <= p_now) AND t.id <> p_dlq
-    ORDER BY m.seq LIMIT 500 FOR UPDATE OF m SKIP LOCKED
-  LOOP
-    PERFORM ${s}.transfer(v_row.seq, v_row.target,
-      v_row.attributes - 'DeadLetterReason' - 'DeadLetterErrorDescription' - 'DeadLetterSourceQueue', p_now);
-    v_moved := v_moved + 1;
-  END LOOP;
-  RETURN v_moved;
-END $$;
-
+${redriveFunction(s)}
 -- Delivers one ready message locked until p_until, unless its time to live ended (dead-lettered or
 -- dropped) or its deliveries are used up (dead-lettered): then it answers NULL.
 CREATE FUNCTION ${s}.deliver(p_seq bigint, p_now bigint, p_until bigint, p_max_deliveries int,
@@ -432,8 +444,11 @@ BEGIN
 END $$;
 `;
 
+// Version 2: the redrive of redriveFunction replaces version 1's, which also moved delayed messages and those of held sessions.
+const VERSION_2 = redriveFunction;
+
 /** Each step takes the schema from version `index` to `index + 1`. */
-const MIGRATIONS: readonly ((schema: string) => string)[] = [VERSION_1];
+const MIGRATIONS: readonly ((schema: string) => string)[] = [VERSION_1, VERSION_2];
 
 /**
  * Creates or migrates `schema` to {@link SCHEMA_VERSION} in one transaction under an advisory

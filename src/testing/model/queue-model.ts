@@ -100,6 +100,12 @@ export interface ModelOptions {
    * judges it through a client that remembers what it settled itself (`"sqs"`: see `#sqsSettle`).
    */
   receipts?: "lock" | "sqs";
+  /**
+   * Whether a session's later messages may pass one that is still delayed (`"ready-first"`, the
+   * default: a delayed message joins its session when its delay ends), or wait for it
+   * (`"strict"`: the postgres provider).
+   */
+  sessionOrder?: "ready-first" | "strict";
   /** Delays (of a send or an abandon) count in whole units of this many ms, a part rounded up (SQS: 1 000). */
   delayUnitMs?: number;
 }
@@ -260,13 +266,8 @@ export class QueueModel {
   send(queueName: string, message: ModelSend): string {
     const queue = this.#queue(queueName);
     const { settings } = queue;
-    if (settings.fifo && message.sessionId === undefined)
-      throw new QueueError(
-        "Validation",
-        `queue ${queueName} is a FIFO queue: every message needs a sessionId`,
-      );
-    if (settings.fifo && this.#options.fifoMessageDelays === false && (message.delayMs ?? 0) > 0)
-      throw new QueueError("Unsupported", `queue ${queueName} is a FIFO queue: only the queue has a delay`);
+    const refused = this.#refusal(queue, message);
+    if (refused !== undefined) throw refused;
     const windowMs = this.#options.deduplicationWindowMs ?? settings.deduplicationWindowMs;
     const deduplicates = windowMs > 0 && (settings.fifo || this.#options.deduplicateStandardQueues !== false);
     const dedupId = deduplicates ? message.deduplicationId : undefined;
@@ -325,7 +326,7 @@ export class QueueModel {
     for (const sessionId of this.#freeGroups(queue)) {
       // A plain receive's locks replace whatever session held the group before.
       queue.holds.delete(sessionId);
-      for (const message of this.#ready(queue, sessionId)) {
+      for (const message of this.#inOrder(queue, sessionId)) {
         if (received.length >= max) break;
         received.push(this.#lock(queue, message, lockedUntil));
       }
@@ -468,7 +469,7 @@ export class QueueModel {
   /** Locks up to `max` ready messages of a held session, in order, until the session's lock ends. */
   receiveFromSession(token: string, max: number): ModelDelivery[] {
     const { queue, sessionId, hold } = this.#heldSession(token);
-    return this.#ready(queue, sessionId)
+    return this.#inOrder(queue, sessionId)
       .slice(0, max)
       .map((message) => this.#lock(queue, message, hold.lockedUntil));
   }
@@ -519,10 +520,7 @@ export class QueueModel {
    * A receipt of a queue deleted since (and not made again) is invalid.
    */
   #sqsSettle(receipt: string, by: Settler, kind: "complete" | "abandon", delayMs = 0): void {
-    const { issued, queue } = this.#sqsReceipt(receipt, by);
-    // A client spends a receipt as it settles it, whatever SQS then answers.
-    issued.spentBy.add(by);
-    if (by === "receiver") issued.remembered = false;
+    const { issued, queue } = this.#sqsReceipt(receipt, by, true);
     const { message } = issued;
     const present = queue.messages.includes(message);
     const holds = present && message.lock === receipt;
@@ -596,13 +594,18 @@ export class QueueModel {
   }
 
   // A receipt the settling client has not spent, and the queue its URL names now (a queue made again is a new one).
-  #sqsReceipt(receipt: string, by: Settler): { issued: IssuedReceipt; queue: ModelQueue } {
+  // A settle (`spend`) spends the receipt for its client first, whatever SQS then answers.
+  #sqsReceipt(receipt: string, by: Settler, spend = false): { issued: IssuedReceipt; queue: ModelQueue } {
     const issued = this.#issued.get(receipt);
     if (issued === undefined || issued.spentBy.has(by))
       throw new QueueError(
         "InvalidReceipt",
         "this client settled this receipt or received its message again",
       );
+    if (spend) {
+      issued.spentBy.add(by);
+      if (by === "receiver") issued.remembered = false;
+    }
     const queue = this.#queues.get(issued.queue.name);
     if (queue === undefined)
       throw new QueueError("InvalidReceipt", `queue ${issued.queue.name} no longer exists`);
@@ -615,6 +618,19 @@ export class QueueModel {
     if (!queue.messages.includes(message))
       throw new QueueError("InvalidReceipt", "the message of this receipt is gone");
     if (message.lock === receipt) message.lockedUntil = lockedUntil;
+  }
+
+  // Why a message cannot go to a queue at all, if it cannot.
+  #refusal(queue: ModelQueue, message: ModelSend): QueueError | undefined {
+    if (!queue.settings.fifo) return undefined;
+    if (message.sessionId === undefined)
+      return new QueueError(
+        "Validation",
+        `queue ${queue.name} is a FIFO queue: every message needs a sessionId`,
+      );
+    if (this.#options.fifoMessageDelays === false && (message.delayMs ?? 0) > 0)
+      return new QueueError("Unsupported", `queue ${queue.name} is a FIFO queue: only the queue has a delay`);
+    return undefined;
   }
 
   // A delay as the provider counts it: in whole units, a part rounded up.
@@ -646,6 +662,19 @@ export class QueueModel {
     return queue.messages.filter(
       (message) => message.state === "ready" && (sessionId === undefined || message.sessionId === sessionId),
     );
+  }
+
+  // The messages of a group a receive may take now, in order: its ready ones, or with strict
+  // session order those before the first that is still delayed.
+  #inOrder(queue: ModelQueue, sessionId: string): ModelMessage[] {
+    if (this.#options.sessionOrder !== "strict") return this.#ready(queue, sessionId);
+    const taken: ModelMessage[] = [];
+    for (const message of queue.messages) {
+      if (message.sessionId !== sessionId || message.state === "locked") continue;
+      if (message.state === "delayed") break;
+      taken.push(message);
+    }
+    return taken;
   }
 
   #groupLocked(queue: ModelQueue, sessionId: string): boolean {

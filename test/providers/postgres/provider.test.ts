@@ -5,6 +5,7 @@ import { createClient, QueueError } from "../../../src/index.js";
 import type { PgPool } from "../../../src/postgres/pg-pool.js";
 import { DatabaseClock } from "../../../src/providers/postgres/database-clock.js";
 import { pgFailure } from "../../../src/providers/postgres/pg-failures.js";
+import { SCHEMA_VERSION } from "../../../src/providers/postgres/postgres-schema.js";
 import { TableVacuum } from "../../../src/providers/postgres/table-vacuum.js";
 import { rejection } from "../../../src/testing/contract/harness.js";
 import { POSTGRES_URL, useSchema } from "./database.js";
@@ -201,6 +202,31 @@ describe("postgres provider", () => {
     expect((await pool.query("SELECT 1 AS one")).rows[0].one).toBe(1);
   });
 
+  test("a schema of version 1 is migrated to the current version when a client opens it", async () => {
+    const older = `${schema}_v1`;
+    const first = await createClient({
+      provider: { type: "postgres", connectionString: POSTGRES_URL, schema: older },
+    });
+    try {
+      await first.admin.createQueue("kept");
+      await first.sendMessage("kept", "still here");
+    } finally {
+      await first.close();
+    }
+    await pool.query(`UPDATE "${older}".schema_version SET version = 1`);
+    const second = await createClient({
+      provider: { type: "postgres", connectionString: POSTGRES_URL, schema: older },
+    });
+    try {
+      expect((await second.receiveMessage("kept"))?.text()).toBe("still here");
+      const version = await pool.query(`SELECT max(version) AS version FROM "${older}".schema_version`);
+      expect(version.rows[0]).toEqual({ version: SCHEMA_VERSION });
+    } finally {
+      await second.close();
+      await pool.query(`DROP SCHEMA "${older}" CASCADE`);
+    }
+  });
+
   test("clients starting at once on a new schema migrate it once", async () => {
     const fresh = `${schema}_m`;
     const clients = await Promise.all(
@@ -223,7 +249,7 @@ describe("postgres provider", () => {
       const version = await pool.query(
         `SELECT count(*)::int AS rows, max(version) AS version FROM "${fresh}".schema_version`,
       );
-      expect(version.rows[0]).toEqual({ rows: 1, version: 1 });
+      expect(version.rows[0]).toEqual({ rows: 1, version: SCHEMA_VERSION });
     } finally {
       await Promise.all(clients.map((client) => client.close()));
       await pool.query(`DROP SCHEMA "${fresh}" CASCADE`);

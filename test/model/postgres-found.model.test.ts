@@ -1,0 +1,64 @@
+import { describe, test } from "vitest";
+import {
+  AcceptSession,
+  Advance,
+  Receive,
+  Redrive,
+  Send,
+  SendBatch,
+  Settle,
+  UseSession,
+  type WorldCommand,
+} from "../../src/testing/model/commands.js";
+import { replayAgainstModel } from "../../src/testing/model/index.js";
+import type { ModelQueueOptions } from "../../src/testing/model/queue-model.js";
+import { POSTGRES_SEMANTICS, postgresPerRun } from "./postgres-per-run.js";
+
+const makeClient = postgresPerRun();
+
+/** Replays a shrunk sequence with the state compared after each step, as the runs do. */
+function replay(first: ModelQueueOptions, steps: readonly WorldCommand[]): Promise<void> {
+  return replayAgainstModel(makeClient, first, steps, { model: POSTGRES_SEMANTICS, compareState: true });
+}
+
+/* The shrunk counterexamples of the postgres provider's runs, kept as regression tests. */
+describe("found by the model: postgres", () => {
+  // Was: stats said active 1, deadLettered 0: the counts did not apply what time had done (C23).
+  test("a message whose time to live ended is counted dead-lettered, not active", () =>
+    replay({}, [new Send("qa", { timeToLiveMs: 1 }), new Advance({ kind: "fixed", ms: 31_000 })]));
+
+  // Was: a peek left out m1, which a receiver still held after its time to live ended.
+  test("a held message whose time to live ended still shows in a peek", () =>
+    replay({}, [
+      new Send("qa", { timeToLiveMs: 1 }),
+      new Receive("qa", 1),
+      new Advance({ kind: "fixed", ms: 5_000 }),
+    ]));
+
+  // Was: redrive moved 1: a message still delayed went too (every other provider moves what a receive could take).
+  test("a redrive leaves a message that is still delayed", () =>
+    replay({}, [new Send("qa", { delayMs: 2_500 }), new Redrive("qa", "qf.fifo")]));
+
+  // Was: Validation for the whole batch when no message had a session; now each fails on its own.
+  test("a FIFO batch whose every message lacks a session fails per message", () =>
+    replay({}, [new SendBatch("qf.fifo", [{}, {}])]));
+
+  // Was: Unsupported (the queue has no dead-letter queue) before the receipt was judged; every other
+  // provider says first that a receipt whose lock was given back is invalid.
+  test("dead-lettering with a spent receipt is InvalidReceipt, dead-letter queue or not", () =>
+    replay({ deadLetterQueue: null }, [
+      new Send("qa", {}),
+      new Receive("qa", 1),
+      new Settle(0, { kind: "abandon", delayMs: undefined }, false),
+      new Settle(0, { kind: "deadLetter", reason: "bad", description: undefined }, false),
+    ]));
+
+  // Was: the renewal succeeded and moved the message's lock past its session's.
+  test("a message of an accepted session cannot have its own lock renewed", () =>
+    replay({}, [
+      new Send("qf.fifo", { sessionId: "s1" }),
+      new AcceptSession("qf.fifo", undefined),
+      new UseSession(0, { kind: "receive", max: 1 }),
+      new Settle(0, { kind: "renew" }, false),
+    ]));
+});

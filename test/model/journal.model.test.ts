@@ -18,5 +18,5 @@ checkAgainstModel(
       provider: { type: "journal", path: join(directory, `${namespace}.journal`), clock },
       createQueues: false,
     }),
-  { numRuns: 1_000 },
+  { numRuns: 500 },
 );

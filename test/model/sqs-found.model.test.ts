@@ -3,7 +3,9 @@ import {
   Advance,
   QueueAdminCall,
   Receive,
+  Redrive,
   Send,
+  SendBatch,
   Settle,
   type WorldCommand,
 } from "../../src/testing/model/commands.js";
@@ -26,6 +28,11 @@ describe("found by the model: sqs over serve", () => {
   // DelaySeconds for an explicit 0, so the queue's delay applied. Now 0 is sent and overrides it.
   test("an explicit delay of 0 overrides the queue's delay", () =>
     replay({ defaultDelayMs: 1_000 }, [new Send("qa", {}), new Send("qa", { delayMs: 0 })]));
+
+  // Was: the redriven message waited qa's 1 s delay (stats: delayed 1): the provider's copy named no
+  // delay, so the queue's applied; a copy now goes with an explicit 0, as the engine moves it.
+  test("a redriven message is not held back by its queue's delay", () =>
+    replay({ defaultDelayMs: 1_000 }, [new SendBatch("qa-dlq", [{}]), new Redrive("qa-dlq", undefined)]));
 
   // Was: QueueNotFound (the provider read the deleted queue's settings first); every other provider
   // and SQS's own ChangeMessageVisibility say the receipt is invalid.

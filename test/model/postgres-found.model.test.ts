@@ -2,6 +2,7 @@ import { describe, test } from "vitest";
 import {
   AcceptSession,
   Advance,
+  QueueAdminCall,
   Receive,
   Redrive,
   Send,
@@ -51,6 +52,15 @@ describe("found by the model: postgres", () => {
       new Receive("qa", 1),
       new Settle(0, { kind: "abandon", delayMs: undefined }, false),
       new Settle(0, { kind: "deadLetter", reason: "bad", description: undefined }, false),
+    ]));
+
+  // Was: deadLettered 0: with qa-dlq deleted, the expired message was dropped; a dead-letter
+  // queue another queue names can no longer be deleted.
+  test("a dead-letter queue that a queue names is not deleted, so no dead letter is lost", () =>
+    replay({}, [
+      new QueueAdminCall("deleteQueue", "qa-dlq"),
+      new Send("qa", { timeToLiveMs: 1 }),
+      new Advance({ kind: "nextDue", offset: 0 }),
     ]));
 
   // Was: the renewal succeeded and moved the message's lock past its session's.

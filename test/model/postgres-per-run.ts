@@ -5,8 +5,14 @@ import type { MakeModelClient } from "../../src/testing/model/index.js";
 import type { ModelOptions } from "../../src/testing/model/queue-model.js";
 import { POSTGRES_URL } from "../providers/postgres/database.js";
 
-/** Where the postgres provider's semantics differ from the engine's: a session's later messages wait for a delayed one. */
-export const POSTGRES_SEMANTICS: ModelOptions = { sessionOrder: "strict" };
+/**
+ * Where the postgres provider's semantics differ from the engine's: a session's later messages
+ * wait for a delayed one, and a dead-letter queue another queue names cannot be deleted.
+ */
+export const POSTGRES_SEMANTICS: ModelOptions = {
+  sessionOrder: "strict",
+  deadLetterQueueDeletion: "refused",
+};
 
 /**
  * Clients of the postgres provider with one schema per run (its queues are the run's alone),

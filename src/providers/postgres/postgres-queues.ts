@@ -111,14 +111,26 @@ export class PostgresQueues implements QueueAdmin {
   async deleteQueue(name: string): Promise<void> {
     validateQueueName(name);
     await this.#open();
-    const deleted = await pgQuery(
+    const s = this.#schema;
+    // A dead-letter queue another queue still names stays: its dead letters would have nowhere to go.
+    const deleted = await pgQuery<{ kept_for: string | null; deleted: boolean; existed: boolean }>(
       this.#pool,
-      `DELETE FROM ${this.#schema}.queues WHERE name = $1`,
+      `WITH source AS (SELECT min(name) AS name FROM ${s}.queues
+                       WHERE settings ->> 'deadLetterQueue' = $1 AND name <> $1),
+            gone AS (DELETE FROM ${s}.queues WHERE name = $1 AND (SELECT name FROM source) IS NULL RETURNING 1)
+       SELECT (SELECT name FROM source) AS kept_for, EXISTS (SELECT 1 FROM gone) AS deleted,
+              EXISTS (SELECT 1 FROM ${s}.queues WHERE name = $1) AS existed`,
       [name],
       `deleting queue ${name}`,
     );
     this.#known.delete(name);
-    if (deleted.rowCount === 0) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+    const outcome = deleted.rows[0]!;
+    if (outcome.deleted) return;
+    if (!outcome.existed) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+    throw new QueueError(
+      "Validation",
+      `queue ${name} is the dead-letter queue of ${outcome.kept_for}: delete ${outcome.kept_for} first, or give it another dead-letter queue`,
+    );
   }
 
   async listQueues(prefix = ""): Promise<string[]> {

@@ -106,6 +106,12 @@ export interface ModelOptions {
    * (`"strict"`: the postgres provider).
    */
   sessionOrder?: "ready-first" | "strict";
+  /**
+   * Whether a queue that another names as its dead-letter queue can be deleted (`"allowed"`, the
+   * default: it is made again when a message needs it) or is refused with `Validation` (the
+   * postgres provider).
+   */
+  deadLetterQueueDeletion?: "allowed" | "refused";
   /** Delays (of a send or an abandon) count in whole units of this many ms, a part rounded up (SQS: 1 000). */
   delayUnitMs?: number;
 }
@@ -259,6 +265,11 @@ export class QueueModel {
   /** Deletes a queue with its messages, sessions and duplicates; its dead-letter queue stays. */
   deleteQueue(name: string): void {
     this.#queue(name);
+    const source = [...this.#queues.values()].find(
+      (queue) => queue.name !== name && queue.settings.deadLetterQueue === name,
+    );
+    if (source !== undefined && this.#options.deadLetterQueueDeletion === "refused")
+      throw new QueueError("Validation", `queue ${name} is the dead-letter queue of ${source.name}`);
     this.#queues.delete(name);
   }
 

@@ -44,6 +44,7 @@ export interface ModelDelivery {
   /** The model's opaque receipt token. */
   readonly receipt: string;
   readonly body: string;
+  readonly sessionId: string | undefined;
   readonly deliveryCount: number;
   readonly lockedUntil: number;
   /** The dead-letter attributes, for messages in a dead-letter queue. */
@@ -727,6 +728,7 @@ export class QueueModel {
       deliveryCount: message.deliveryCount,
       lockedUntil,
       deadLetter: message.deadLetter,
+      sessionId: message.sessionId,
     };
   }
 

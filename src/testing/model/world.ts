@@ -30,6 +30,7 @@ export interface SessionPair {
 /** What a delivery looks like once both sides are reduced to what they must agree on. */
 export interface ComparableDelivery {
   readonly body: string;
+  readonly sessionId: string | undefined;
   readonly deliveryCount: number;
   readonly lockedUntil: number;
   readonly deadLetter: DeadLetterMark | undefined;
@@ -106,9 +107,22 @@ export class World {
    */
   matchDeliveries(queue: string, model: readonly ModelDelivery[], real: readonly ReceivedMessage[]): void {
     const unordered = this.model.orderUnspecified(queue);
+    // On a FIFO queue the order within each session is the semantics' business, not across them.
+    const bySession = this.model.isFifo(queue);
     const order = (list: ComparableDelivery[]) =>
-      unordered ? [...list].sort((a, b) => a.body.localeCompare(b.body)) : list;
-    sameValue(`receive from ${queue}`, order(model.map(comparable)), order(real.map(comparableReal)));
+      unordered
+        ? [...list].sort((a, b) => a.body.localeCompare(b.body))
+        : bySession
+          ? [...list].sort((a, b) => (a.sessionId ?? "").localeCompare(b.sessionId ?? ""))
+          : list;
+    // A session is a FIFO queue's business: a standard queue need not keep one (SQS does not).
+    const ofQueue = (delivery: ComparableDelivery) =>
+      bySession ? delivery : { ...delivery, sessionId: undefined };
+    sameValue(
+      `receive from ${queue}`,
+      order(model.map(comparable)).map(ofQueue),
+      order(real.map(comparableReal)).map(ofQueue),
+    );
     for (const delivery of model) {
       const match = real.find((message) => bodyText(message) === delivery.body)!;
       this.receipts.push({ model: delivery.receipt, real: match.receiptHandle, body: delivery.body });
@@ -158,6 +172,7 @@ export function bodyText(message: Pick<ReceivedMessage, "body">): string {
 function comparable(delivery: ModelDelivery): ComparableDelivery {
   return {
     body: delivery.body,
+    sessionId: delivery.sessionId,
     deliveryCount: delivery.deliveryCount,
     lockedUntil: delivery.lockedUntil,
     deadLetter: delivery.deadLetter,
@@ -168,6 +183,7 @@ function comparableReal(message: ReceivedMessage): ComparableDelivery {
   const reason = message.attributes[DEAD_LETTER_ATTRIBUTES.reason];
   return {
     body: bodyText(message),
+    sessionId: message.sessionId,
     deliveryCount: message.deliveryCount,
     lockedUntil: message.lockedUntil.getTime(),
     deadLetter:

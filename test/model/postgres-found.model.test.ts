@@ -63,6 +63,15 @@ describe("found by the model: postgres", () => {
       new Advance({ kind: "nextDue", offset: 0 }),
     ]));
 
+  // Was: delayed 1, deadLettered 0: an abandon with a delay held a message out of deliveries until
+  // the delay ended; it is dead-lettered at once, as on every provider.
+  test("abandoning with a delay a message out of deliveries dead-letters it at once", () =>
+    replay({ maxDeliveryCount: 1 }, [
+      new Send("qa", {}),
+      new Receive("qa", 1),
+      new Settle(0, { kind: "abandon", delayMs: 1_000 }, false),
+    ]));
+
   // Was: the renewal succeeded and moved the message's lock past its session's.
   test("a message of an accepted session cannot have its own lock renewed", () =>
     replay({}, [

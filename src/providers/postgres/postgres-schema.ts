@@ -24,6 +24,37 @@ export function checkSchemaName(schema: string): string {
 }
 
 /**
+ * Releases the lock of a message (p_token must hold it): ready at once (receives are notified) or
+ * after p_delay; one whose deliveries are used up is dead-lettered at once, delay or not (it would
+ * only wait to be dead-lettered). Answers whether the lock held.
+ */
+const abandonFunction = (s: string) => `
+CREATE OR REPLACE FUNCTION ${s}.abandon(p_seq bigint, p_queue int, p_token uuid, p_now bigint, p_delay bigint,
+  p_max_deliveries int, p_dlq int, p_source text, p_channel text)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  v_count int;
+BEGIN
+  SELECT delivery_count INTO v_count FROM ${s}.messages
+  WHERE seq = p_seq AND queue_id = p_queue AND lock_token = p_token AND state = 2 AND visible_at > p_now
+  FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  IF p_dlq IS NOT NULL AND p_max_deliveries IS NOT NULL AND v_count >= p_max_deliveries THEN
+    PERFORM ${s}.dead_letter(p_seq, p_dlq, p_source, 'MaxDeliveryCountExceeded', NULL, false, p_now);
+    RETURN true;
+  END IF;
+  UPDATE ${s}.messages SET state = CASE WHEN p_delay > 0 THEN 1 ELSE 0 END, visible_at = p_now + p_delay
+  WHERE seq = p_seq;
+  IF p_delay = 0 THEN
+    PERFORM pg_notify(p_channel, p_source);
+  END IF;
+  RETURN true;
+END $$;
+`;
+
+/**
  * Moves up to 500 messages of a dead-letter queue back to p_target (or each to its source queue),
  * without their dead-letter attributes; resolves how many moved. It moves what a receive could take
  * now, as on every provider: not a message still delayed, nor one of a session someone holds or
@@ -282,32 +313,7 @@ BEGIN
   END LOOP;
 END $$;
 
--- Releases the lock of a message (p_token must hold it): ready at once (receives are notified)
--- or after p_delay; one whose deliveries are used up, released at once, is dead-lettered instead.
--- Answers whether the lock held.
-CREATE FUNCTION ${s}.abandon(p_seq bigint, p_queue int, p_token uuid, p_now bigint, p_delay bigint,
-  p_max_deliveries int, p_dlq int, p_source text, p_channel text)
-RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE
-  v_count int;
-BEGIN
-  SELECT delivery_count INTO v_count FROM ${s}.messages
-  WHERE seq = p_seq AND queue_id = p_queue AND lock_token = p_token AND state = 2 AND visible_at > p_now
-  FOR UPDATE;
-  IF NOT FOUND THEN
-    RETURN false;
-  END IF;
-  IF p_delay = 0 AND p_dlq IS NOT NULL AND p_max_deliveries IS NOT NULL AND v_count >= p_max_deliveries THEN
-    PERFORM ${s}.dead_letter(p_seq, p_dlq, p_source, 'MaxDeliveryCountExceeded', NULL, false, p_now);
-    RETURN true;
-  END IF;
-  UPDATE ${s}.messages SET state = CASE WHEN p_delay > 0 THEN 1 ELSE 0 END, visible_at = p_now + p_delay
-  WHERE seq = p_seq;
-  IF p_delay = 0 THEN
-    PERFORM pg_notify(p_channel, p_source);
-  END IF;
-  RETURN true;
-END $$;
+${abandonFunction(s)}
 
 -- Locks the row of session p_session of a FIFO queue if it is free: nobody holds it and none of
 -- its messages is in flight. Answers whether it did; a session another receive is reading is
@@ -444,8 +450,9 @@ BEGIN
 END $$;
 `;
 
-// Version 2: the redrive of redriveFunction replaces version 1's, which also moved delayed messages and those of held sessions.
-const VERSION_2 = redriveFunction;
+// Version 2 replaces two functions of version 1: its redrive also moved delayed messages and those
+// of held sessions, and its abandon with a delay held a message out of deliveries until the delay ended.
+const VERSION_2 = (s: string) => redriveFunction(s) + abandonFunction(s);
 
 /** Each step takes the schema from version `index` to `index + 1`. */
 const MIGRATIONS: readonly ((schema: string) => string)[] = [VERSION_1, VERSION_2];

@@ -9,18 +9,11 @@ import {
   SendBatch,
   Settle,
   UseSession,
-  type WorldCommand,
 } from "../../src/testing/model/commands.js";
-import { replayAgainstModel } from "../../src/testing/model/index.js";
-import type { ModelQueueOptions } from "../../src/testing/model/queue-model.js";
 import { POSTGRES_SEMANTICS, postgresPerRun } from "./postgres-per-run.js";
+import { replayer } from "./replay.js";
 
-const makeClient = postgresPerRun();
-
-/** Replays a shrunk sequence with the state compared after each step, as the runs do. */
-function replay(first: ModelQueueOptions, steps: readonly WorldCommand[]): Promise<void> {
-  return replayAgainstModel(makeClient, first, steps, { model: POSTGRES_SEMANTICS, compareState: true });
-}
+const replay = replayer(postgresPerRun(), POSTGRES_SEMANTICS);
 
 /* The shrunk counterexamples of the postgres provider's runs, kept as regression tests. */
 describe("found by the model: postgres", () => {

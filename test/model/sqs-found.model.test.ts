@@ -7,20 +7,11 @@ import {
   Send,
   SendBatch,
   Settle,
-  type WorldCommand,
 } from "../../src/testing/model/commands.js";
-import { replayAgainstModel } from "../../src/testing/model/index.js";
-import type { ModelQueueOptions } from "../../src/testing/model/queue-model.js";
+import { replayer } from "./replay.js";
 import { SQS_SEMANTICS, sqsOverServe } from "./sqs-over-serve.js";
 
-/** Replays a shrunk sequence with the state compared after each step, as the runs do. */
-function replay(
-  first: ModelQueueOptions,
-  steps: readonly WorldCommand[],
-  fifo: ModelQueueOptions = {},
-): Promise<void> {
-  return replayAgainstModel(sqsOverServe, first, steps, { model: SQS_SEMANTICS, compareState: true, fifo });
-}
+const replay = replayer(sqsOverServe, SQS_SEMANTICS);
 
 /* The shrunk counterexamples of the sqs provider's runs over `queue-runtime serve`, kept as regression tests. */
 describe("found by the model: sqs over serve", () => {

@@ -143,9 +143,7 @@ interface ModelMessage {
   visibleAt: number;
   /** For `locked`: when the lock ends. */
   lockedUntil: number;
-  /** The receipt of the current lock; `null` when not locked. */
-  lock: string | null;
-  /** The receipt of the latest lock, kept after it ends (SQS judges receipts by it). */
+  /** The receipt of the latest lock, kept after it ends (it holds while the message is locked; SQS judges receipts by it). */
   latest: string | null;
   deliveryCount: number;
   readonly expiresAt: number | null;
@@ -177,7 +175,6 @@ export class QueueModel {
   readonly #queues = new Map<string, ModelQueue>();
   /** Every session handle given out: where it points, and whether its client closed it. */
   readonly #sessions = new Map<string, { queue: string; sessionId: string; closed: boolean }>();
-  readonly #sessionLockDurationMs: number;
   readonly #options: ModelOptions;
   /** Every receipt handed out: the message it locked and what the receiving client remembers of it. */
   readonly #issued = new Map<string, IssuedReceipt>();
@@ -187,7 +184,6 @@ export class QueueModel {
   /** Starts the model's clock at `startMs` (give it the provider's virtual clock's start). */
   constructor(startMs: number, options: ModelOptions = {}) {
     this.#now = startMs;
-    this.#sessionLockDurationMs = options.sessionLockDurationMs ?? MODEL_DEFAULTS.sessionLockDurationMs;
     this.#options = options;
   }
 
@@ -223,7 +219,7 @@ export class QueueModel {
 
   /** True when some queue dead-letters into `name`. */
   takesDeadLetters(name: string): boolean {
-    return [...this.#queues.values()].some((queue) => queue.settings.deadLetterQueue === name);
+    return this.#sourcesOf(name).length > 0;
   }
 
   /** Every future instant at which something changes by itself (a lock, delay, session or time to live ends). */
@@ -266,9 +262,7 @@ export class QueueModel {
   /** Deletes a queue with its messages, sessions and duplicates; its dead-letter queue stays. */
   deleteQueue(name: string): void {
     this.#queue(name);
-    const source = [...this.#queues.values()].find(
-      (queue) => queue.name !== name && queue.settings.deadLetterQueue === name,
-    );
+    const [source] = this.#sourcesOf(name);
     if (source !== undefined && this.#options.deadLetterQueueDeletion === "refused")
       throw new QueueError("Validation", `queue ${name} is the dead-letter queue of ${source.name}`);
     this.#queues.delete(name);
@@ -276,7 +270,11 @@ export class QueueModel {
 
   /** Sends a message; returns the body of the message stored (the original one for a repeated deduplication id). */
   send(queueName: string, message: ModelSend): string {
-    const queue = this.#queue(queueName);
+    return this.#store(this.#queue(queueName), message, undefined);
+  }
+
+  // A message as a client sends it (a dead-letter copy from a client carries its mark along).
+  #store(queue: ModelQueue, message: ModelSend, deadLetter: DeadLetterMark | undefined): string {
     const { settings } = queue;
     const refused = this.#refusal(queue, message);
     if (refused !== undefined) throw refused;
@@ -296,11 +294,10 @@ export class QueueModel {
       state: delayMs > 0 ? "delayed" : "ready",
       visibleAt: this.#now + delayMs,
       lockedUntil: 0,
-      lock: null,
       latest: null,
       deliveryCount: 0,
       expiresAt: timeToLiveMs === null ? null : this.#now + timeToLiveMs,
-      deadLetter: undefined,
+      deadLetter,
     });
     if (dedupId !== undefined)
       queue.duplicates.set(dedupId, {
@@ -408,9 +405,7 @@ export class QueueModel {
       ? this.#freeGroups(from).flatMap((sessionId) => this.#ready(from, sessionId))
       : this.#ready(from);
     const how = this.#options.redrive;
-    const sources = [...this.#queues.values()].filter(
-      (queue) => queue.settings.deadLetterQueue === from.name,
-    );
+    const sources = this.#sourcesOf(from.name);
     const soleSource = how?.toSoleSource && sources.length === 1 ? sources[0]!.name : undefined;
     let moved = 0;
     for (const message of ready) {
@@ -420,19 +415,11 @@ export class QueueModel {
         continue;
       }
       remove(from, message);
-      // Sent again by a client, a message waits out a FIFO queue's delay where it cannot have none of its own.
-      const delayMs =
-        how?.receives && to.settings.fifo && this.#options.fifoMessageDelays === false
-          ? to.settings.defaultDelayMs
-          : 0;
-      to.messages.push({
-        ...fresh(message),
-        // A FIFO queue needs a session: a message without one joins one named after the queue it leaves.
-        sessionId: to.settings.fifo ? (message.sessionId ?? from.name) : message.sessionId,
-        deadLetter: undefined,
-        state: delayMs > 0 ? "delayed" : "ready",
-        visibleAt: this.#now + delayMs,
-      });
+      // A FIFO queue needs a session: a message without one joins one named after the queue it leaves.
+      const sessionId = to.settings.fifo ? (message.sessionId ?? from.name) : message.sessionId;
+      // A redrive that receives is a client: it sends each message again, as any send goes.
+      if (how?.receives) this.#store(to, { body: message.body, sessionId, delayMs: 0 }, undefined);
+      else to.messages.push({ ...fresh(message), sessionId, deadLetter: undefined });
       this.#unordered.add(to.name);
       moved++;
     }
@@ -535,7 +522,7 @@ export class QueueModel {
     const { issued, queue } = this.#sqsReceipt(receipt, by, true);
     const { message } = issued;
     const present = queue.messages.includes(message);
-    const holds = present && message.lock === receipt;
+    const holds = present && holdsLock(message, receipt);
     if (kind === "complete") {
       if (!present) return;
       if (queue.settings.fifo && !holds) throw fifoReceiptRefused();
@@ -579,18 +566,20 @@ export class QueueModel {
     this.#sqsChangeVisibility(queue, issued, receipt, this.#now + queue.settings.lockDurationMs);
     const deadLetters = this.#queues.get(target);
     if (deadLetters === undefined) throw new QueueError("QueueNotFound", `queue ${target} does not exist`);
-    const copy = this.send(target, {
-      body: message.body,
-      sessionId: message.sessionId ?? (deadLetters.settings.fifo ? queue.name : undefined),
-      deduplicationId: `dl-${message.body}`,
-      delayMs: 0,
-    });
-    const sent = deadLetters.messages.find((other) => other.body === copy && other.deadLetter === undefined);
-    if (sent !== undefined) sent.deadLetter = { reason, description, sourceQueue: queue.name };
+    this.#store(
+      deadLetters,
+      {
+        body: message.body,
+        sessionId: message.sessionId ?? (deadLetters.settings.fifo ? queue.name : undefined),
+        deduplicationId: `dl-${message.body}`,
+        delayMs: 0,
+      },
+      { reason, description, sourceQueue: queue.name },
+    );
     this.#unordered.add(target);
     issued.spentBy.add(by);
     issued.remembered = false;
-    if (queue.settings.fifo && !(queue.messages.includes(message) && message.lock === receipt))
+    if (queue.settings.fifo && !(queue.messages.includes(message) && holdsLock(message, receipt)))
       throw fifoReceiptRefused();
     remove(queue, message);
   }
@@ -629,7 +618,7 @@ export class QueueModel {
     const { message } = issued;
     if (!queue.messages.includes(message))
       throw new QueueError("InvalidReceipt", "the message of this receipt is gone");
-    if (message.lock === receipt) message.lockedUntil = lockedUntil;
+    if (holdsLock(message, receipt)) message.lockedUntil = lockedUntil;
   }
 
   // Why a message cannot go to a queue at all, if it cannot.
@@ -649,6 +638,17 @@ export class QueueModel {
   #delay(ms: number): number {
     const unit = this.#options.delayUnitMs ?? 1;
     return Math.ceil(ms / unit) * unit;
+  }
+
+  get #sessionLockDurationMs(): number {
+    return this.#options.sessionLockDurationMs ?? MODEL_DEFAULTS.sessionLockDurationMs;
+  }
+
+  // The other queues that dead-letter into `name`.
+  #sourcesOf(name: string): ModelQueue[] {
+    return [...this.#queues.values()].filter(
+      (queue) => queue.name !== name && queue.settings.deadLetterQueue === name,
+    );
   }
 
   #queue(name: string): ModelQueue {
@@ -709,12 +709,12 @@ export class QueueModel {
   #lock(queue: ModelQueue, message: ModelMessage, lockedUntil: number): ModelDelivery {
     // The receiving client knows its earlier receipt of this message holds nothing any more.
     if (message.latest !== null) this.#issued.get(message.latest)?.spentBy.add("receiver");
+    const receipt = `lock-${++this.#tokens}`;
     message.state = "locked";
-    message.lock = `lock-${++this.#tokens}`;
-    message.latest = message.lock;
+    message.latest = receipt;
     message.lockedUntil = lockedUntil;
     message.deliveryCount++;
-    this.#issued.set(message.lock, {
+    this.#issued.set(receipt, {
       queue,
       message,
       lockedUntil,
@@ -723,7 +723,7 @@ export class QueueModel {
       spentBy: new Set(),
     });
     return {
-      receipt: message.lock,
+      receipt,
       body: message.body,
       deliveryCount: message.deliveryCount,
       lockedUntil,
@@ -747,11 +747,11 @@ export class QueueModel {
   }
 
   #holder(receipt: string): { queue: ModelQueue; message: ModelMessage } | undefined {
-    for (const queue of this.#queues.values())
-      for (const message of queue.messages)
-        if (message.lock === receipt && message.state === "locked" && message.lockedUntil > this.#now)
-          return { queue, message };
-    return undefined;
+    const issued = this.#issued.get(receipt);
+    if (issued === undefined) return undefined;
+    const { queue, message } = issued;
+    const current = this.#queues.get(queue.name) === queue && queue.messages.includes(message);
+    return current && holdsLock(message, receipt) && message.lockedUntil > this.#now ? issued : undefined;
   }
 
   // A receipt holds only while its lock is the message's current one and has not ended.
@@ -769,7 +769,6 @@ export class QueueModel {
 
   // A lock that ends (abandon, expiry, a closed session): out of deliveries → dead letter; out of time → expired; else visible again.
   #release(queue: ModelQueue, message: ModelMessage, visibleAt: number): void {
-    message.lock = null;
     if (
       this.#exhausted(queue, message) &&
       this.#moveToDeadLetter(queue, message, MODEL_REASONS.maxDeliveryCount)
@@ -853,11 +852,15 @@ function fresh(message: ModelMessage): ModelMessage {
     state: "ready",
     visibleAt: 0,
     lockedUntil: 0,
-    lock: null,
     latest: null,
     deliveryCount: 0,
     expiresAt: null,
   };
+}
+
+/** Whether `receipt` is the lock a message is held by now. */
+function holdsLock(message: ModelMessage, receipt: string): boolean {
+  return message.state === "locked" && message.latest === receipt;
 }
 
 /** Takes a message out of its queue. */

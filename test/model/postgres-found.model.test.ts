@@ -73,4 +73,18 @@ describe("found by the model: postgres", () => {
       new UseSession(0, { kind: "receive", max: 1 }),
       new Settle(0, { kind: "renew" }, false),
     ]));
+
+  // Was: active 1, deadLettered 0: closing the session made its held message ready again although
+  // its one delivery was used up; a close releases a message as an abandon does.
+  test("closing a session dead-letters a held message out of deliveries", () =>
+    replay(
+      {},
+      [
+        new Send("qf.fifo", { sessionId: "s1" }),
+        new AcceptSession("qf.fifo", undefined),
+        new UseSession(0, { kind: "receive", max: 1 }),
+        new UseSession(0, { kind: "close" }),
+      ],
+      { maxDeliveryCount: 1 },
+    ));
 });

@@ -173,30 +173,35 @@ export class PostgresSession implements SessionProvider {
     if (stored.rowCount === 0) throw lost(this.#queue.record.name, this.sessionId);
   }
 
-  /** Lets the session go: its messages in flight are ready again at once, and another receiver may take it. */
+  /**
+   * Lets the session go: its messages in flight are released as an abandon releases them (ready
+   * at once, or dead-lettered when their deliveries are used up), and another receiver may take it.
+   */
   async closeSession(): Promise<void> {
-    const now = this.#context.clock.now();
     const s = this.#context.schema;
+    const { id, record, deadLetterId } = this.#queue;
     await pgQuery(
       this.#context.pool,
       `WITH g AS (
          UPDATE ${s}.groups SET lock_kind = NULL, lock_token = NULL, locked_until = 0
-         WHERE queue_id = $1 AND session_id = $2 AND lock_token = $3 RETURNING 1),
-       m AS (
-         UPDATE ${s}.messages SET state = 0, visible_at = $4
-         WHERE queue_id = $1 AND session_id = $2 AND state = 2 AND visible_at > $4 AND EXISTS (SELECT 1 FROM g)
-         RETURNING 1)
-       SELECT pg_notify($5, $6) FROM g`,
+         WHERE queue_id = $1 AND session_id = $2 AND lock_token = $3 RETURNING 1)
+       SELECT ${s}.abandon(m.seq, $1, m.lock_token, $4, 0, $5, $6, $7, $8)
+       FROM ${s}.messages m
+       WHERE m.queue_id = $1 AND m.session_id = $2 AND m.state = 2 AND m.visible_at > $4
+         AND EXISTS (SELECT 1 FROM g)
+       UNION ALL SELECT pg_notify($8, $7) IS NULL FROM g`,
       [
-        this.#queue.id,
+        id,
         this.sessionId,
         this.#hold.token,
-        now,
+        this.#context.clock.now(),
+        record.maxDeliveryCount,
+        deadLetterId,
+        record.name,
         channelOf(this.#context.schemaName),
-        this.#queue.record.name,
       ],
-      `closing session ${this.sessionId} of ${this.#queue.record.name}`,
+      `closing session ${this.sessionId} of ${record.name}`,
     );
-    this.#context.signal(this.#queue.record.name);
+    this.#context.signal(record.name);
   }
 }

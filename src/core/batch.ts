@@ -95,3 +95,23 @@ export async function retryFailedEntries(
   }
   return results;
 }
+
+/**
+ * Sends a batch to a queue that requires sessions: each message without a session fails on its
+ * own with `Validation` (even when all do: a batch answers per message on every provider), the
+ * others go through `send`; the results are in the batch's order.
+ */
+export async function sendNamingSessions(
+  queue: string,
+  messages: readonly OutgoingMessage[],
+  send: (withSession: readonly OutgoingMessage[]) => Promise<BatchEntryResult[]>,
+): Promise<BatchEntryResult[]> {
+  const error = new QueueError(
+    "Validation",
+    `queue ${queue} requires sessions: every message needs a sessionId`,
+  );
+  const withSession = messages.filter((message) => message.sessionId !== undefined);
+  const sent = withSession.length === 0 ? [] : await send(withSession);
+  let next = 0;
+  return messages.map((message) => (message.sessionId === undefined ? { ok: false, error } : sent[next++]!));
+}

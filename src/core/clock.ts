@@ -13,9 +13,11 @@ export interface Clock {
   now(): number;
   /**
    * Runs `callback` once, `delayMs` from now. A `background` timer does not keep the process
-   * alive by itself (a deadline watching other work); others do (a wait someone awaits).
+   * alive by itself (a deadline watching other work); others do (a wait someone awaits). A
+   * callback may return the work it starts (never rejecting): a virtual clock waits for it
+   * before time moves on, so that work sees the time it was started for.
    */
-  setTimer(callback: () => void, delayMs: number, background?: boolean): TimerHandle;
+  setTimer(callback: () => void | Promise<void>, delayMs: number, background?: boolean): TimerHandle;
 }
 
 /** Node's timers cannot wait longer than this; longer waits are re-armed. */
@@ -46,7 +48,7 @@ export const systemClock: Clock = {
 interface VirtualTimer {
   readonly due: number;
   readonly order: number;
-  readonly callback: () => void;
+  readonly callback: () => void | Promise<void>;
   cancelled: boolean;
 }
 
@@ -67,7 +69,7 @@ export class VirtualClock implements Clock {
   }
 
   /** Schedules `callback` at virtual time `now() + delayMs`. */
-  setTimer(callback: () => void, delayMs: number): TimerHandle {
+  setTimer(callback: () => void | Promise<void>, delayMs: number): TimerHandle {
     const timer: VirtualTimer = {
       due: this.#now + Math.max(0, delayMs),
       order: this.#order++,
@@ -89,7 +91,8 @@ export class VirtualClock implements Clock {
 
   /**
    * Moves time forward by `ms`, running each timer at its due time and letting promise chains
-   * and I/O callbacks settle after each one, so code awaiting a timer sees the time it expects.
+   * and I/O callbacks settle after each one (and the work it returned, if it did), so code
+   * awaiting a timer sees the time it expects.
    */
   async advance(ms: number): Promise<void> {
     if (!(ms >= 0)) throw new QueueError("Validation", `cannot advance a clock by ${ms} ms`);
@@ -99,7 +102,7 @@ export class VirtualClock implements Clock {
       const next = this.#takeNextDue(target);
       if (next === undefined) break;
       this.#now = Math.max(this.#now, next.due);
-      next.callback();
+      await next.callback();
       await settle();
     }
     this.#now = target;

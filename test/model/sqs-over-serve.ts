@@ -1,4 +1,3 @@
-import type { VirtualClock } from "../../src/core/clock.js";
 import { StandardQueueClient } from "../../src/core/standard-queue-client.js";
 import { MemoryStore } from "../../src/engine/memory/memory-store.js";
 import { QueueEngine } from "../../src/engine/queue-engine.js";
@@ -6,6 +5,7 @@ import { createSqsProvider } from "../../src/providers/sqs/sqs-provider.js";
 import { SqsServer } from "../../src/server/sqs/sqs-server.js";
 import type { MakeModelClient } from "../../src/testing/model/index.js";
 import type { ModelOptions } from "../../src/testing/model/queue-model.js";
+import { serversPerRun } from "./run-servers.js";
 
 /**
  * Where SQS's semantics differ from the engine's, as the model's options: FIFO queues deduplicate
@@ -22,47 +22,28 @@ export const SQS_SEMANTICS: ModelOptions = {
   receipts: "sqs",
 };
 
-/** A run's server: started by its first client, stopped when its last client closes. */
-interface RunServer {
-  readonly started: Promise<SqsServer>;
-  clients: number;
-}
-
-const servers = new Map<string, RunServer>();
-
-/** The server of a run, on the run's virtual clock (unsigned requests: SigV4 is tested on its own, on real time). */
-function serverOf(namespace: string, clock: VirtualClock): RunServer {
-  let server = servers.get(namespace);
-  if (server === undefined) {
-    const engine = new QueueEngine(new MemoryStore(), { createQueues: false, clock });
-    server = { started: SqsServer.start({ engine, port: 0, credentials: null }), clients: 0 };
-    servers.set(namespace, server);
-  }
-  server.clients++;
-  return server;
-}
+/** A server per run, on the run's virtual clock (unsigned requests: SigV4 is tested on its own, on real time). */
+const sqsServers = serversPerRun(
+  (clock) =>
+    SqsServer.start({
+      engine: new QueueEngine(new MemoryStore(), { createQueues: false, clock }),
+      port: 0,
+      credentials: null,
+    }),
+  (server) => server.close(),
+);
 
 /** Clients of the sqs provider over `queue-runtime serve` (one server per run), both on the run's virtual clock, retries off. */
-export const sqsOverServe: MakeModelClient = async ({ clock, namespace }) => {
-  const server = serverOf(namespace, clock);
-  const { endpoint } = await server.started;
-  const provider = await createSqsProvider(
-    {
-      type: "sqs",
-      endpoint,
-      region: "us-east-1",
-      credentials: { accessKeyId: "model", secretAccessKey: "model" },
-    },
-    { createQueues: false, clock },
-  );
-  const client = new StandardQueueClient(provider, { clock, retryPolicy: { maxAttempts: 1 } });
-  const close = client.close.bind(client);
-  client.close = async () => {
-    await close();
-    if (--server.clients === 0) {
-      servers.delete(namespace);
-      await (await server.started).close();
-    }
-  };
-  return client;
-};
+export const sqsOverServe: MakeModelClient = (context) =>
+  sqsServers(context, async ({ endpoint }) => {
+    const provider = await createSqsProvider(
+      {
+        type: "sqs",
+        endpoint,
+        region: "us-east-1",
+        credentials: { accessKeyId: "model", secretAccessKey: "model" },
+      },
+      { createQueues: false, clock: context.clock },
+    );
+    return new StandardQueueClient(provider, { clock: context.clock, retryPolicy: { maxAttempts: 1 } });
+  });

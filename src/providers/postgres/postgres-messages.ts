@@ -1,3 +1,4 @@
+import { sendNamingSessions } from "../../core/batch.js";
 import { type BatchEntryResult, QueueError } from "../../core/errors.js";
 import { Delivery } from "../../core/message.js";
 import type { OutgoingMessage } from "../../core/provider.js";
@@ -90,7 +91,7 @@ export class PostgresMessages {
   ): Promise<BatchEntryResult[]> {
     const { record } = queue;
     if (record.fifo && messages.some((message) => message.sessionId === undefined))
-      return this.#sendWithSessions(queue, messages, now);
+      return sendNamingSessions(record.name, messages, (withSession) => this.send(queue, withSession, now));
     const columns = {
       ids: [] as string[],
       sessions: [] as (string | null)[],
@@ -163,24 +164,6 @@ export class PostgresMessages {
           `${this.#schema}.send`,
         );
     return sent.rows.map((row) => ({ ok: true, messageId: row.o_message_id }));
-  }
-
-  /** A send to a FIFO queue where some messages lack a session: those fail alone, the others are sent. */
-  async #sendWithSessions(
-    queue: PostgresQueue,
-    messages: readonly OutgoingMessage[],
-    now: number,
-  ): Promise<BatchEntryResult[]> {
-    const error = new QueueError(
-      "Validation",
-      `queue ${queue.record.name} is a FIFO queue: every message needs a sessionId`,
-    );
-    const sendable = messages.filter((message) => message.sessionId !== undefined);
-    // Each refused message fails on its own, even when all are: a batch answers per message on every provider.
-    const sent = sendable.length === 0 ? [] : await this.send(queue, sendable, now);
-    return messages.map((message) =>
-      message.sessionId === undefined ? { ok: false, error } : sent.shift()!,
-    );
   }
 
   /**

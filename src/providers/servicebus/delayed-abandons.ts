@@ -6,7 +6,8 @@ import type { Settlement } from "./settlement.js";
  * Abandons with a delay, which Service Bus has no word for: the provider keeps the message's
  * lock (renewing it at half its remaining time) until the delay ends, then abandons it, so the
  * message comes back after the delay with its delivery count + 1 and its sequence number, as the
- * contract says. A process that ends sooner lets the lock lapse: the message then comes back
+ * contract says. A message of a session is kept while its session holds (its lock is the
+ * session's), and comes back when the session ends if that is sooner. A process that ends sooner lets the lock lapse: the message then comes back
  * when the lock ends, before the delay.
  */
 export class DelayedAbandons {
@@ -22,8 +23,19 @@ export class DelayedAbandons {
   /** Holds the lock of `receipt` for `delayMs`, then abandons it; fails at once (`InvalidReceipt`) when the lock is already gone. */
   async start(receipt: ReceiptHandle, delayMs: number): Promise<void> {
     const due = this.#clock.now() + delayMs;
-    const lockedUntil = (await this.#settlement.renew(receipt)).getTime();
+    // A session's message is locked as long as its session: it is kept until the delay ends or the session does.
+    const lockedUntil = this.#settlement.heldBySession(receipt, this.#clock.now())
+      ? Number.POSITIVE_INFINITY
+      : (await this.#settlement.renew(receipt)).getTime();
+    // A later abandon of the same lock replaces an earlier one's delay.
+    this.cancel(receipt);
     this.#schedule(receipt, due, lockedUntil);
+  }
+
+  /** Forgets the delayed abandon of `receipt`, if there is one (the message was settled otherwise). */
+  cancel(receipt: ReceiptHandle): void {
+    this.#pending.get(receipt.token)?.timer.cancel();
+    this.#pending.delete(receipt.token);
   }
 
   #schedule(receipt: ReceiptHandle, due: number, lockedUntil: number): void {
@@ -32,7 +44,7 @@ export class DelayedAbandons {
     const timer = this.#clock.setTimer(
       () => {
         this.#pending.delete(receipt.token);
-        void this.#step(receipt, due);
+        return this.#step(receipt, due);
       },
       wake - now,
       true,

@@ -70,6 +70,9 @@ export function fromSdkError(error: unknown, what: string, redact: Redact): Queu
     // The SDK reports a second settlement of one delivery, and rhea-promise a connection that
     // could not be made, with plain Errors.
     (/already settled|deleted or already/i.test(text) ? "InvalidReceipt" : undefined) ??
+    // The service's argument and not-implemented errors reach the SDK's callers as GeneralError, named in the text.
+    (/^Argument(OutOfRange)?Error:/.test(text) ? "Validation" : undefined) ??
+    (/^NotImplementedError:/.test(text) ? "Unsupported" : undefined) ??
     (/failed to connect|connection (was )?(closed|lost|disconnected)/i.test(text)
       ? "ConnectionFailed"
       : undefined);

@@ -5,6 +5,8 @@ import type {
   ServiceBusClient,
   ServiceBusMessage,
   ServiceBusReceivedMessage,
+  ServiceBusReceiver,
+  ServiceBusSessionReceiver,
 } from "@azure/service-bus";
 import Long from "long";
 import { formatIsoDuration, parseIsoDuration } from "../../azure/iso-duration.js";
@@ -16,6 +18,7 @@ import { DEAD_LETTER_ATTRIBUTES } from "../../engine/dead-letters.js";
 import { fromSdkError, type Redact } from "./errors.js";
 import type { Links } from "./links.js";
 import { DEAD_LETTER_SUFFIX, deadLetterSource, toPeekedMessage } from "./message-mapping.js";
+import { noSessionFree } from "./sessions.js";
 
 /** Service Bus's "never dead-letter for deliveries": its largest MaxDeliveryCount. */
 const UNLIMITED_DELIVERIES = 2_147_483_647;
@@ -128,10 +131,15 @@ export class ServiceBusAdmin implements QueueAdmin {
     }
   }
 
-  /** Receives and deletes until the queue answers empty; messages locked by receivers stay until their locks end. */
+  /**
+   * Receives and deletes until the queue answers empty; messages locked by receivers stay until
+   * their locks end. A queue that requires sessions is drained a free session at a time: sessions
+   * others hold keep their messages.
+   */
   async purgeQueue(name: string): Promise<number> {
     validateQueueName(name);
     const source = deadLetterSource(name);
+    if (source === undefined && (await this.getQueue(name))?.fifo === true) return this.#purgeSessions(name);
     const receiver =
       source === undefined
         ? this.#client.createReceiver(name, { receiveMode: "receiveAndDelete" })
@@ -139,6 +147,29 @@ export class ServiceBusAdmin implements QueueAdmin {
             receiveMode: "receiveAndDelete",
             subQueueType: "deadLetter",
           });
+    return this.#drain(receiver, name);
+  }
+
+  /** Drains each session of `queue` that is free, until none is. */
+  async #purgeSessions(queue: string): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      let receiver: ServiceBusSessionReceiver;
+      try {
+        receiver = await this.#client.acceptNextSession(queue, {
+          receiveMode: "receiveAndDelete",
+          abortSignal: this.#signal,
+        });
+      } catch (error) {
+        if (noSessionFree(error)) return purged;
+        throw this.#failed(error, `purgeQueue ${queue}`);
+      }
+      purged += await this.#drain(receiver, queue);
+    }
+  }
+
+  /** Receives (and so deletes) through `receiver` until a page comes back empty, then closes it; resolves how many. */
+  async #drain(receiver: ServiceBusReceiver, queue: string): Promise<number> {
     let purged = 0;
     try {
       for (;;) {
@@ -150,7 +181,7 @@ export class ServiceBusAdmin implements QueueAdmin {
         if (page.length === 0) return purged;
       }
     } catch (error) {
-      throw this.#failed(error, `purgeQueue ${name}`);
+      throw this.#failed(error, `purgeQueue ${queue}`);
     } finally {
       await receiver.close().catch(() => undefined);
     }
@@ -169,6 +200,8 @@ export class ServiceBusAdmin implements QueueAdmin {
    * Moves dead letters back: each is sent again to the source queue (or `target`) as a new
    * message with its body, id and properties but not its dead-letter reason, and removed from
    * the dead-letter queue once the send succeeded, so a failure midway copies at most a page twice.
+   * A target that does not exist fails before any dead letter is touched; one that requires
+   * sessions gives a message without one the session named after the dead-letter queue.
    */
   async redrive(deadLetterQueue: string, target?: string): Promise<number> {
     validateQueueName(deadLetterQueue);
@@ -180,6 +213,10 @@ export class ServiceBusAdmin implements QueueAdmin {
       );
     const destination = target ?? source;
     validateQueueName(destination);
+    const to = await this.getQueue(destination);
+    if (to === null) throw new QueueError("QueueNotFound", `queue ${destination} does not exist`);
+    const sessionOf = (message: ServiceBusReceivedMessage) =>
+      message.sessionId ?? (to.fifo ? deadLetterQueue : undefined);
     const receiver = this.#client.createReceiver(source, {
       subQueueType: "deadLetter",
       skipParsingBodyAsJson: true,
@@ -194,7 +231,10 @@ export class ServiceBusAdmin implements QueueAdmin {
           abortSignal: this.#signal,
         });
         if (page.length === 0) return moved;
-        await sender.sendMessages(page.map(redriven), { abortSignal: this.#signal });
+        await sender.sendMessages(
+          page.map((message) => redriven(message, sessionOf(message))),
+          { abortSignal: this.#signal },
+        );
         await Promise.all(page.map((message) => receiver.completeMessage(message)));
         moved += page.length;
       }
@@ -290,8 +330,8 @@ function toQueueInfo(queue: QueueProperties, createdAt: Date): QueueInfo {
   };
 }
 
-/** A dead letter as a new message for its source queue: what it carried, less the dead-letter reason. */
-function redriven(message: ServiceBusReceivedMessage): ServiceBusMessage {
+/** A dead letter as a new message for its source queue: what it carried, less the dead-letter reason, in `sessionId`. */
+function redriven(message: ServiceBusReceivedMessage, sessionId: string | undefined): ServiceBusMessage {
   const properties = { ...(message.applicationProperties ?? {}) };
   delete properties[DEAD_LETTER_ATTRIBUTES.reason];
   delete properties[DEAD_LETTER_ATTRIBUTES.description];
@@ -299,7 +339,7 @@ function redriven(message: ServiceBusReceivedMessage): ServiceBusMessage {
   if (message.messageId !== undefined) copy.messageId = message.messageId;
   if (message.correlationId !== undefined) copy.correlationId = message.correlationId;
   if (message.contentType !== undefined) copy.contentType = message.contentType;
-  if (message.sessionId !== undefined) copy.sessionId = message.sessionId;
+  if (sessionId !== undefined) copy.sessionId = sessionId;
   if (message.subject !== undefined) copy.subject = message.subject;
   return copy;
 }

@@ -1,6 +1,7 @@
 import type { ServiceBusClient, ServiceBusReceiver } from "@azure/service-bus";
 import type { QueueAdmin } from "../../core/admin.js";
 import { awaitQueue, noQueueToAcceptFrom } from "../../core/await-queue.js";
+import { sendNamingSessions } from "../../core/batch.js";
 import type { Capabilities } from "../../core/capabilities.js";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { ProviderConfig, ServiceBusProviderConfig } from "../../core/config.js";
@@ -130,6 +131,28 @@ export class ServiceBusProvider implements QueueProvider {
       queue,
       messages.some((message) => message.sessionId !== undefined),
     );
+    try {
+      return await this.#send(queue, messages, context);
+    } catch (error) {
+      // The queue is looked at again each time: it may have been made again without sessions.
+      const withoutSession = messages.some((message) => message.sessionId === undefined);
+      if (
+        !withoutSession ||
+        !QueueError.is(error, "Validation") ||
+        (await this.admin.getQueue(queue))?.fifo !== true
+      )
+        throw error;
+      // Service Bus refuses a whole batch for one message without a session: those fail alone.
+      return sendNamingSessions(queue, messages, (withSession) => this.#send(queue, withSession, context));
+    }
+  }
+
+  /** Sends through the queue's sender; a sender that failed otherwise than by refusing the messages is made again next time. */
+  async #send(
+    queue: string,
+    messages: readonly OutgoingMessage[],
+    context: OperationContext,
+  ): Promise<BatchEntryResult[]> {
     const sender = this.#links.sender(queue);
     try {
       return await sendInBatches(sender, messages, this.#clock.now(), context.signal, (error) =>
@@ -149,8 +172,17 @@ export class ServiceBusProvider implements QueueProvider {
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
     if (!(await this.#awaitQueue(queue, waitMs, context.signal))) return [];
-    if (this.#sessionQueues.has(queue))
-      return this.#borrowed.receive(queue, maxMessages, waitMs, context.signal);
+    if (this.#sessionQueues.has(queue)) return this.#receiveFromSession(queue, maxMessages, waitMs, context);
+    return this.#receive(queue, maxMessages, waitMs, context);
+  }
+
+  /** Receives through the queue's receiver link (a queue found to require sessions is read through a session). */
+  async #receive(
+    queue: string,
+    maxMessages: number,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<ReceivedMessage[]> {
     const receiver = this.#links.take(queue);
     let messages: Awaited<ReturnType<ServiceBusReceiver["receiveMessages"]>>;
     try {
@@ -165,7 +197,7 @@ export class ServiceBusProvider implements QueueProvider {
       if (aborted) return [];
       if (requiresSessions(error)) {
         this.#sessionQueues.add(queue);
-        return this.#borrowed.receive(queue, maxMessages, waitMs, context.signal);
+        return this.#receiveFromSession(queue, maxMessages, waitMs, context);
       }
       throw fromSdkError(error, `receiveMessages from ${queue}`, this.#connection.redact);
     }
@@ -176,7 +208,20 @@ export class ServiceBusProvider implements QueueProvider {
     });
   }
 
+  /** A plain receive of a queue that requires sessions: the messages of a session borrowed for them. */
+  #receiveFromSession(
+    queue: string,
+    maxMessages: number,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<ReceivedMessage[]> {
+    return this.#borrowed
+      .receive(queue, maxMessages, waitMs, context.signal)
+      .catch((error: unknown) => this.#whyNoSession(queue, undefined, error));
+  }
+
   completeMessage(receipt: ReceiptHandle): Promise<void> {
+    this.#delayed.cancel(receipt);
     return this.#settlement.settle(receipt, "completeMessage", (receiver, message) =>
       receiver.completeMessage(message),
     );
@@ -184,18 +229,27 @@ export class ServiceBusProvider implements QueueProvider {
 
   abandonMessage(receipt: ReceiptHandle, delayMs: number): Promise<void> {
     if (delayMs > 0) return this.#delayed.start(receipt, delayMs);
+    this.#delayed.cancel(receipt);
     return this.#settlement.settle(receipt, "abandonMessage", (receiver, message) =>
       receiver.abandonMessage(message),
     );
   }
 
   deadLetterMessage(receipt: ReceiptHandle, reason: string, description: string | undefined): Promise<void> {
+    this.#delayed.cancel(receipt);
     return this.#settlement.settle(receipt, "deadLetterMessage", (receiver, message) =>
       receiver.deadLetterMessage(message, deadLetterOptions(reason, description)),
     );
   }
 
   renewMessageLock(receipt: ReceiptHandle): Promise<Date> {
+    if (this.#settlement.heldBySession(receipt, this.#clock.now()))
+      return Promise.reject(
+        new QueueError(
+          "Unsupported",
+          "a message of a session is locked by its session: renew the session's lock",
+        ),
+      );
     return this.#settlement.renew(receipt);
   }
 
@@ -209,7 +263,13 @@ export class ServiceBusProvider implements QueueProvider {
     // on a queue that does not exist.
     if (!(await this.#awaitQueue(queue, sessionId === undefined ? waitMs : 0, context.signal)))
       throw noQueueToAcceptFrom(queue, sessionId);
-    const receiver = await acceptSdkSession(this.#sessionDeps, queue, sessionId, waitMs, context.signal);
+    const receiver = await acceptSdkSession(
+      this.#sessionDeps,
+      queue,
+      sessionId,
+      waitMs,
+      context.signal,
+    ).catch((error: unknown) => this.#whyNoSession(queue, sessionId, error));
     const session = new ServiceBusSession(receiver, queue, this.#sessionDeps, (closed) =>
       this.#sessions.delete(closed),
     );
@@ -233,6 +293,26 @@ export class ServiceBusProvider implements QueueProvider {
     this.#held.clear();
     await this.#links.close();
     await this.#connection.client.close();
+  }
+
+  /**
+   * The error of an accept that found no session to lock: the SDK says the same (none free, or
+   * locked, or a link it could not make) for a queue that does not exist or has no sessions, so
+   * the queue is looked at then.
+   */
+  async #whyNoSession(queue: string, sessionId: string | undefined, error: unknown): Promise<never> {
+    const unclear = ["SessionLocked", "NoSessionAvailable", "Provider"];
+    if (!QueueError.is(error) || !unclear.includes(error.code)) throw error;
+    const info = await this.admin.getQueue(queue);
+    if (info === null && !(this.#createQueues && sessionId === undefined))
+      throw new QueueError("QueueNotFound", `queue ${queue} does not exist`, { cause: error });
+    if (info !== null && !info.fifo)
+      throw new QueueError(
+        "Unsupported",
+        `queue ${queue} has no sessions: create it with { requiresSession: true }`,
+        { cause: error },
+      );
+    throw error;
   }
 
   /**

@@ -45,7 +45,7 @@ export interface SessionDeps {
 }
 
 /** True when the SDK failed an accept of the next session because none was free. */
-function noneFree(error: unknown): boolean {
+export function noSessionFree(error: unknown): boolean {
   const code = sdkCode(error);
   return (
     code === "ServiceTimeout" ||
@@ -87,7 +87,7 @@ export async function acceptSdkSession(
     } catch (error) {
       if (signal.aborted)
         throw new QueueError("ClientClosed", `${what}: the client closed`, { cause: error });
-      if (!noneFree(error) && !isAbort(error)) throw fromSdkError(error, what, deps.redact);
+      if (!noSessionFree(error) && !isAbort(error)) throw fromSdkError(error, what, deps.redact);
     } finally {
       timer.cancel();
       signal.removeEventListener("abort", onAbort);

@@ -35,6 +35,20 @@ export class Settlement {
     await this.#run(receipt, what, action, true);
   }
 
+  /**
+   * Whether `receipt` is of a message this provider holds through a session receiver still open,
+   * before its lock ends: such a lock is its session's, renewed with the session, not alone.
+   */
+  heldBySession(receipt: ReceiptHandle, nowMs: number): boolean {
+    const held = this.#held.find(parseReceipt(receipt));
+    return (
+      held !== undefined &&
+      "sessionId" in held.receiver &&
+      !held.receiver.isClosed &&
+      (held.message.lockedUntilUtc?.getTime() ?? 0) > nowMs
+    );
+  }
+
   /** Renews the lock of `receipt`; resolves its new expiry. */
   renew(receipt: ReceiptHandle): Promise<Date> {
     return this.#run(

@@ -89,5 +89,10 @@ export function amqpErrorOf(error: unknown): AmqpError {
         return CONDITIONS.internal;
     }
   })();
-  return { condition, description: error.message };
+  // core-amqp tells a missing entity from an unavailable service by these words only.
+  const description =
+    error.code === "QueueNotFound"
+      ? `The messaging entity of this request could not be found: ${error.message}`
+      : error.message;
+  return { condition, description };
 }

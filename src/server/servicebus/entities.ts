@@ -42,6 +42,20 @@ export function findQueue(engine: QueueEngine, name: string): QueueRecord | unde
   return engine.listQueues().find((queue) => queue.name.toLowerCase() === lower);
 }
 
+/** The names of the engine queues that are some queue's dead-letter queue: not entities of their own. */
+export function deadLetterQueueNames(engine: QueueEngine): Set<string> {
+  const names = new Set<string>();
+  for (const queue of engine.listQueues())
+    if (queue.deadLetterQueue !== null) names.add(queue.deadLetterQueue);
+  return names;
+}
+
+/** The queue a Service Bus name means (any case), unless it is only some queue's dead-letter queue. */
+export function findServiceBusQueue(engine: QueueEngine, name: string): QueueRecord | undefined {
+  const found = findQueue(engine, name);
+  return found === undefined || deadLetterQueueNames(engine).has(found.name) ? undefined : found;
+}
+
 /** The entity path Azure gives a queue's dead-letter sub-queue. */
 export function deadLetterPath(queue: string): string {
   return `${queue}/$DeadLetterQueue`;

@@ -1,7 +1,7 @@
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import { deadLetterQueueRecord } from "../../engine/queue-settings.js";
 import type { QueueRecord } from "../../engine/records.js";
-import { type EntityAddress, findQueue, parseEntityPath } from "./entities.js";
+import { type EntityAddress, findQueue, findServiceBusQueue, parseEntityPath } from "./entities.js";
 import { AZURE_QUEUE_DEFAULTS, newQueueRecord, validateServiceBusQueueName } from "./queue-description.js";
 
 /** The queue an entity path names, with what the path asks of it. */
@@ -25,9 +25,11 @@ export function resolveEntity(
 ): ResolvedEntity | undefined {
   const address = parseEntityPath(path);
   if (address === undefined) return undefined;
-  let queue = findQueue(engine, address.queue);
+  // An engine queue that is only another's dead-letter queue is reached as that queue's sub-queue.
+  let queue = findServiceBusQueue(engine, address.queue);
   if (queue === undefined) {
-    if (!createQueues) return undefined;
+    // A name taken by a dead-letter queue cannot be made a queue of its own.
+    if (!createQueues || findQueue(engine, address.queue) !== undefined) return undefined;
     validateServiceBusQueueName(address.queue);
     queue = newQueueRecord(engine, address.queue, AZURE_QUEUE_DEFAULTS);
     engine.insertQueue(queue);

@@ -481,6 +481,15 @@ export class ServiceBusServer {
     }
     this.#writes
       .run(() => {
+        // A batch is stored whole or not at all, as on Azure: one message without a session refuses it.
+        if (
+          engine.getQueueRecord(queue.name)?.fifo === true &&
+          messages.some((one) => one.sessionId === undefined)
+        )
+          throw new QueueError(
+            "Validation",
+            `The SessionId was not set on a message, and it cannot be sent to the entity ${queue.name}. Entities that have session support enabled can only receive messages that have the SessionId set.`,
+          );
         const failed = engine.send(queue.name, messages).find((outcome) => !outcome.ok);
         if (failed !== undefined && !failed.ok) throw failed.error;
       })

@@ -18,7 +18,12 @@ import {
   UseSession,
   type WorldCommand,
 } from "./commands.js";
-import type { ModelQueueOptions, ModelSend } from "./queue-model.js";
+import {
+  DEAD_LETTER_SUBQUEUE,
+  type ModelOptions,
+  type ModelQueueOptions,
+  type ModelSend,
+} from "./queue-model.js";
 
 /** What a provider is given, by its capabilities (as the contract suite skips by them). */
 export interface ModelGiven {
@@ -29,15 +34,21 @@ export interface ModelGiven {
   readonly timeToLive: boolean;
   /** A deduplication window set per queue (SQS's is fixed). */
   readonly deduplicationWindow: boolean;
+  /** A default delay set per queue (Service Bus has none). */
+  readonly defaultDelays: boolean;
+  /** Dead letters in each queue's own sub-queue, read by its name, rather than in a queue it names. */
+  readonly subqueues: boolean;
 }
 
-/** What a provider with these capabilities is given. */
-export function givenBy(capabilities: Capabilities, deduplicationWindow = true): ModelGiven {
+/** What a provider with these capabilities and semantics is given. */
+export function givenBy(capabilities: Capabilities, semantics: ModelOptions = {}): ModelGiven {
   return {
     sessions: capabilities.sessions === "native",
     sessionState: capabilities.sessionState,
     timeToLive: capabilities.timeToLive,
-    deduplicationWindow,
+    deduplicationWindow: semantics.deduplicationWindowMs === undefined,
+    defaultDelays: semantics.defaultDelays !== false,
+    subqueues: semantics.deadLetterQueues === "subqueue",
   };
 }
 
@@ -46,18 +57,50 @@ const FIFO_DEAD_LETTERS = "qf-dlq.fifo";
 /** The sessions (message groups) messages name. */
 const SESSION_IDS = ["s1", "s2", "s3"] as const;
 
-// The two queues every run starts with come up most; the others keep creation and absence in play.
-const queueName = fc.constantFrom(
-  "qa",
-  "qa",
-  "qa",
-  FIFO_QUEUE,
-  FIFO_QUEUE,
-  FIFO_QUEUE,
-  "qb",
-  "qa-dlq",
-  FIFO_DEAD_LETTERS,
-);
+/** The queue names the commands of a run pick from, by what they do with the queue. */
+interface QueueNames {
+  /** Any queue: created, sent to, received from. */
+  readonly queue: fc.Arbitrary<string>;
+  /** What receives and purges read. */
+  readonly readable: fc.Arbitrary<string>;
+  /** What a redrive is asked to move from (queues that are no dead-letter queue too). */
+  readonly redrivable: fc.Arbitrary<string>;
+  /** What is deleted: rarely one of the two main queues, whose deletion ends most of a run's interest in it. */
+  readonly deletable: fc.Arbitrary<string>;
+  /** Where sessions are accepted. */
+  readonly withSessions: fc.Arbitrary<string>;
+}
+
+/**
+ * The names: the two queues every run starts with come up most, the others keep creation and
+ * absence in play. Dead-letter queues are used directly, as any queue, where they are queues of
+ * their own; sub-queues are only read (and their plain names are queues of no special standing).
+ */
+function queueNames(given: ModelGiven): QueueNames {
+  const main = ["qa", "qa", "qa", FIFO_QUEUE, FIFO_QUEUE, FIFO_QUEUE, "qb"] as const;
+  if (!given.subqueues) {
+    const queue = fc.constantFrom(...main, "qa-dlq", FIFO_DEAD_LETTERS);
+    return {
+      queue,
+      readable: queue,
+      redrivable: fc.constantFrom(...QUEUE_NAMES),
+      deletable: fc.constantFrom("qb", "qa-dlq", FIFO_DEAD_LETTERS, "qa", FIFO_QUEUE),
+      withSessions: fc.constantFrom(FIFO_QUEUE, FIFO_QUEUE, FIFO_QUEUE, FIFO_DEAD_LETTERS, "qa"),
+    };
+  }
+  const queue = fc.constantFrom(...main);
+  const subqueues = [`qa${DEAD_LETTER_SUBQUEUE}`, `${FIFO_QUEUE}${DEAD_LETTER_SUBQUEUE}`] as const;
+  return {
+    queue,
+    readable: fc.oneof(
+      { weight: 4, arbitrary: queue },
+      { weight: 1, arbitrary: fc.constantFrom(...subqueues) },
+    ),
+    redrivable: fc.constantFrom("qa", "qb", FIFO_QUEUE, ...subqueues, ...subqueues),
+    deletable: fc.constantFrom("qb", "qb", "qa", FIFO_QUEUE),
+    withSessions: fc.constantFrom(FIFO_QUEUE, FIFO_QUEUE, FIFO_QUEUE, "qa"),
+  };
+}
 const sessionId = fc.constantFrom(...SESSION_IDS);
 const offset = fc.constantFrom(-1, 0, 1);
 
@@ -67,8 +110,8 @@ export function queueOptionsArbitrary(given: ModelGiven): fc.Arbitrary<ModelQueu
     {
       lockDurationMs: fc.constantFrom(1_000, 5_000, 30_000),
       maxDeliveryCount: fc.constantFrom<number | null>(1, 2, 3, null),
-      deadLetterQueue: fc.constant(null),
-      defaultDelayMs: fc.constantFrom(0, 1_000),
+      ...(given.subqueues ? {} : { deadLetterQueue: fc.constant(null) }),
+      defaultDelayMs: given.defaultDelays ? fc.constantFrom(0, 1_000) : fc.constant(0),
       ...(given.timeToLive
         ? { defaultTimeToLiveMs: fc.constantFrom<number | null>(2_000, 10_000, null) }
         : {}),
@@ -136,6 +179,8 @@ function weighted(weight: number, arbitrary: fc.Arbitrary<WorldCommand>): fc.Arb
 /** Every command a provider is given, weighted towards sends, receives, settles, sessions and time. */
 export function commandArbitraries(given: ModelGiven): fc.Arbitrary<WorldCommand>[] {
   const send = sendOptions(given);
+  const names = queueNames(given);
+  const queueName = names.queue;
   return [
     fc
       .tuple(queueName, queueOptionsArbitrary(given))
@@ -152,7 +197,7 @@ export function commandArbitraries(given: ModelGiven): fc.Arbitrary<WorldCommand
       .map(([queue, entries]) => new SendBatch(queue, entries)),
     ...weighted(
       3,
-      fc.tuple(queueName, fc.integer({ min: 1, max: 3 })).map(([queue, max]) => new Receive(queue, max)),
+      fc.tuple(names.readable, fc.integer({ min: 1, max: 3 })).map(([queue, max]) => new Receive(queue, max)),
     ),
     ...weighted(
       5,
@@ -160,15 +205,12 @@ export function commandArbitraries(given: ModelGiven): fc.Arbitrary<WorldCommand
         .tuple(fc.nat(5), settlement, fc.boolean())
         .map(([index, what, viaSecond]) => new Settle(index, what, viaSecond)),
     ),
-    queueName.map((queue) => new QueueAdminCall("purge", queue)),
-    // Deleting one of the two main queues ends most of a run's interest in it, so it is rarer.
+    names.readable.map((queue) => new QueueAdminCall("purge", queue)),
+    names.deletable.map((queue) => new QueueAdminCall("deleteQueue", queue)),
     fc
-      .constantFrom("qb", "qa-dlq", FIFO_DEAD_LETTERS, "qa", FIFO_QUEUE)
-      .map((queue) => new QueueAdminCall("deleteQueue", queue)),
-    fc
-      .tuple(fc.constantFrom(...QUEUE_NAMES), fc.option(queueName, { freq: 3 }))
+      .tuple(names.redrivable, fc.option(queueName, { freq: 3 }))
       .map(([queue, target]) => new Redrive(queue, target ?? undefined)),
-    ...(given.sessions ? sessionCommands(given) : []),
+    ...(given.sessions ? sessionCommands(given, names) : []),
     ...weighted(
       3,
       advanceBy.map((by) => new Advance(by)),
@@ -177,7 +219,7 @@ export function commandArbitraries(given: ModelGiven): fc.Arbitrary<WorldCommand
 }
 
 /** Accepting sessions and using them, for a provider whose sessions are its own. */
-function sessionCommands(given: ModelGiven): fc.Arbitrary<WorldCommand>[] {
+function sessionCommands(given: ModelGiven, names: QueueNames): fc.Arbitrary<WorldCommand>[] {
   const step = given.sessionState
     ? sessionStep
     : sessionStep.filter((step) => step.kind !== "getState" && step.kind !== "setState");
@@ -185,10 +227,7 @@ function sessionCommands(given: ModelGiven): fc.Arbitrary<WorldCommand>[] {
     ...weighted(
       2,
       fc
-        .tuple(
-          fc.constantFrom(FIFO_QUEUE, FIFO_QUEUE, FIFO_QUEUE, FIFO_DEAD_LETTERS, "qa"),
-          fc.option(sessionId, { freq: 2 }),
-        )
+        .tuple(names.withSessions, fc.option(sessionId, { freq: 2 }))
         .map(([queue, id]) => new AcceptSession(queue, id ?? undefined)),
     ),
     ...weighted(

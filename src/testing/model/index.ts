@@ -78,7 +78,7 @@ export async function assertAgainstModel(
   options: ModelCheckOptions = {},
 ): Promise<void> {
   const probe = await makeClient({ clock: new VirtualClock(), namespace: newNamespace() });
-  const given = givenBy(probe.capabilities, options.model?.deduplicationWindowMs === undefined);
+  const given = givenBy(probe.capabilities, options.model);
   await probe.close();
   const commands = commandArbitraries(given).map((arbitrary) =>
     arbitrary.map((command) => new Compared(command)),

@@ -79,8 +79,41 @@ export const MODEL_DEFAULTS = {
 
 /** How a provider's semantics depart from the defaults, where the semantics leave room. */
 export interface ModelOptions {
-  /** How long an accepted session stays held without renewal. */
-  sessionLockDurationMs?: number;
+  /** How long an accepted session stays held without renewal (`"queue"`: its queue's lock duration, as on Service Bus). */
+  sessionLockDurationMs?: number | "queue";
+  /** The settings a queue made without them gets, where they differ from {@link MODEL_DEFAULTS}. */
+  queueDefaults?: ModelQueueDefaults;
+  /**
+   * Where a queue's dead letters go: a queue of their own that it names (`"named"`, the default:
+   * `<name>-dlq`), or its own sub-queue `<name>/$deadletterqueue`, made, listed and deleted with it
+   * (`"subqueue"`: Service Bus, where a redrive takes only a sub-queue and `deadLetterQueue` is
+   * `Unsupported`).
+   */
+  deadLetterQueues?: "named" | "subqueue";
+  /** Whether a queue may have a default delay (Service Bus: `Unsupported`, each message has its own). */
+  defaultDelays?: boolean;
+  /**
+   * How an abandon with a delay waits: as a delayed message (`"delayed"`, the default), or still
+   * locked by its receipt until the delay ends and then released as an abandon releases it
+   * (`"held"`: the Service Bus provider keeps the lock, having no delayed abandon to ask for).
+   */
+  delayedAbandons?: "delayed" | "held";
+  /**
+   * What a plain receive of a FIFO queue takes: the free groups whole (`"groups"`, the default), or
+   * the messages of the first free session, held as a session until each is settled (`"session"`:
+   * Service Bus, whose plain receive of a session queue borrows one session).
+   */
+  fifoReceive?: "groups" | "session";
+  /**
+   * Whether a peek shows a held message whose time to live has ended (default true; Service Bus's
+   * peek cannot tell it from one the service has yet to remove, so the provider leaves both out).
+   */
+  peekHeldExpired?: boolean;
+  /**
+   * What a purge removes: every message (`"all"`, the default), or what a receive could take
+   * (`"ready"`: Service Bus receives them, on a FIFO queue a free session at a time).
+   */
+  purge?: "all" | "ready";
   /** A deduplication window every queue has whatever it was created with (SQS: 5 minutes on FIFO queues). */
   deduplicationWindowMs?: number;
   /** Whether standard queues deduplicate too (SQS: FIFO queues only). */
@@ -117,6 +150,18 @@ export interface ModelOptions {
   delayUnitMs?: number;
 }
 
+/** Queue settings whose defaults a provider may choose otherwise. */
+export interface ModelQueueDefaults {
+  readonly lockDurationMs?: number;
+  /** 0: no deduplication unless asked for (Service Bus). */
+  readonly deduplicationWindowMs?: number;
+  /** Whether a message whose time to live ends is dead-lettered (default) or dropped (Service Bus). */
+  readonly deadLetterOnExpiration?: boolean;
+}
+
+/** The suffix of a Service Bus queue's dead-letter sub-queue, as queue-runtime names it. */
+export const DEAD_LETTER_SUBQUEUE = "/$deadletterqueue";
+
 /** The reasons the queue itself dead-letters with (named as in the engine). */
 export const MODEL_REASONS = { maxDeliveryCount: "MaxDeliveryCountExceeded", expired: "TTLExpired" } as const;
 
@@ -128,6 +173,7 @@ interface QueueSettings {
   readonly defaultDelayMs: number;
   readonly defaultTimeToLiveMs: number | null;
   readonly deduplicationWindowMs: number;
+  readonly deadLetterOnExpiration: boolean;
 }
 
 type MessageState = "ready" | "delayed" | "locked";
@@ -145,6 +191,8 @@ interface ModelMessage {
   lockedUntil: number;
   /** The receipt of the latest lock, kept after it ends (it holds while the message is locked; SQS judges receipts by it). */
   latest: string | null;
+  /** With held delayed abandons: when the abandon of a message still locked takes effect. */
+  abandonAt: number | null;
   deliveryCount: number;
   readonly expiresAt: number | null;
   deadLetter: DeadLetterMark | undefined;
@@ -157,8 +205,8 @@ interface ModelQueue {
   messages: ModelMessage[];
   /** Deduplication id → the body of the message first sent with it, and when that memory ends. */
   readonly duplicates: Map<string, { body: string; until: number }>;
-  /** The latest session accepted on each group (it holds the group until `lockedUntil`). */
-  readonly holds: Map<string, { token: string; lockedUntil: number }>;
+  /** The latest session accepted on each group (it holds the group until `lockedUntil`); a plain receive's borrowed session is `borrowed`. */
+  readonly holds: Map<string, { token: string; lockedUntil: number; borrowed?: true }>;
   /** Session state, kept across holders. */
   readonly states: Map<string, string>;
 }
@@ -227,7 +275,7 @@ export class QueueModel {
     const times: number[] = [];
     for (const queue of this.#queues.values()) {
       for (const message of queue.messages) {
-        if (message.state === "locked") times.push(message.lockedUntil);
+        if (message.state === "locked") times.push(message.lockedUntil, message.abandonAt ?? 0);
         if (message.state === "delayed") times.push(message.visibleAt);
         if (message.expiresAt !== null) times.push(message.expiresAt);
       }
@@ -243,29 +291,41 @@ export class QueueModel {
 
   /** Creates a queue and, unless told not to, its dead-letter queue (`<name>-dlq`) when that does not exist. */
   createQueue(name: string, options: ModelQueueOptions = {}): void {
+    const subqueues = this.#options.deadLetterQueues === "subqueue";
+    if (subqueues && options.deadLetterQueue !== undefined)
+      throw new QueueError("Unsupported", "every queue keeps its dead letters in its own sub-queue");
+    if (this.#options.defaultDelays === false && (options.defaultDelayMs ?? 0) > 0)
+      throw new QueueError("Unsupported", "queues have no default delay");
     if (this.#queues.has(name)) throw new QueueError("QueueAlreadyExists", `queue ${name} already exists`);
+    const defaults = { ...MODEL_DEFAULTS, deadLetterOnExpiration: true, ...this.#options.queueDefaults };
     const settings: QueueSettings = {
       fifo: options.fifo ?? false,
-      lockDurationMs: options.lockDurationMs ?? MODEL_DEFAULTS.lockDurationMs,
+      lockDurationMs: options.lockDurationMs ?? defaults.lockDurationMs,
       maxDeliveryCount:
-        options.maxDeliveryCount === undefined ? MODEL_DEFAULTS.maxDeliveryCount : options.maxDeliveryCount,
-      deadLetterQueue:
-        options.deadLetterQueue === undefined ? deadLetterQueueName(name) : options.deadLetterQueue,
+        options.maxDeliveryCount === undefined ? defaults.maxDeliveryCount : options.maxDeliveryCount,
+      deadLetterQueue: subqueues
+        ? `${name}${DEAD_LETTER_SUBQUEUE}`
+        : options.deadLetterQueue === undefined
+          ? deadLetterQueueName(name)
+          : options.deadLetterQueue,
       defaultDelayMs: options.defaultDelayMs ?? 0,
       defaultTimeToLiveMs: options.defaultTimeToLiveMs ?? null,
-      deduplicationWindowMs: options.deduplicationWindowMs ?? MODEL_DEFAULTS.deduplicationWindowMs,
+      deduplicationWindowMs: options.deduplicationWindowMs ?? defaults.deduplicationWindowMs,
+      deadLetterOnExpiration: defaults.deadLetterOnExpiration,
     };
     this.#queues.set(name, emptyQueue(name, settings));
     this.#deadLetterQueueOf(settings);
   }
 
-  /** Deletes a queue with its messages, sessions and duplicates; its dead-letter queue stays. */
+  /** Deletes a queue with its messages, sessions and duplicates; its dead-letter queue stays, unless it is its sub-queue. */
   deleteQueue(name: string): void {
-    this.#queue(name);
+    const queue = this.#queue(name);
     const [source] = this.#sourcesOf(name);
     if (source !== undefined && this.#options.deadLetterQueueDeletion === "refused")
       throw new QueueError("Validation", `queue ${name} is the dead-letter queue of ${source.name}`);
     this.#queues.delete(name);
+    if (this.#options.deadLetterQueues === "subqueue" && queue.settings.deadLetterQueue !== null)
+      this.#queues.delete(queue.settings.deadLetterQueue);
   }
 
   /** Sends a message; returns the body of the message stored (the original one for a repeated deduplication id). */
@@ -295,6 +355,7 @@ export class QueueModel {
       visibleAt: this.#now + delayMs,
       lockedUntil: 0,
       latest: null,
+      abandonAt: null,
       deliveryCount: 0,
       expiresAt: timeToLiveMs === null ? null : this.#now + timeToLiveMs,
       deadLetter,
@@ -331,6 +392,7 @@ export class QueueModel {
       return this.#ready(queue)
         .slice(0, max)
         .map((message) => this.#lock(queue, message, lockedUntil));
+    if (this.#options.fifoReceive === "session") return this.#receiveBorrowed(queue, max);
     const received: ModelDelivery[] = [];
     for (const sessionId of this.#freeGroups(queue)) {
       // A plain receive's locks replace whatever session held the group before.
@@ -352,6 +414,7 @@ export class QueueModel {
     }
     const { queue, message } = this.#held(receipt);
     remove(queue, message);
+    this.#settled(queue, message);
   }
 
   /** Gives a locked message back, visible again after `delayMs` (or dead-lettered when its deliveries are used up). */
@@ -361,7 +424,15 @@ export class QueueModel {
       return;
     }
     const { queue, message } = this.#held(receipt);
-    this.#release(queue, message, this.#now + this.#delay(delayMs));
+    const visibleAt = this.#now + this.#delay(delayMs);
+    if (this.#options.delayedAbandons === "held" && visibleAt > this.#now) {
+      message.abandonAt = visibleAt;
+      // A lock of its own is kept (renewed) until then; a session's lock ends with its session.
+      if (!inSession(queue, message)) message.lockedUntil = visibleAt;
+      return;
+    }
+    this.#release(queue, message, visibleAt);
+    this.#settled(queue, message);
   }
 
   /** Moves a locked message to its queue's dead-letter queue; `Unsupported` when the queue has none. */
@@ -373,24 +444,32 @@ export class QueueModel {
     const { queue, message } = this.#held(receipt);
     if (!this.#moveToDeadLetter(queue, message, reason, description))
       throw new QueueError("Unsupported", `queue ${queue.name} has no dead-letter queue`);
+    this.#settled(queue, message);
   }
 
   /** Extends a lock to the queue's lock duration from now; returns the new end. Messages of an accepted session follow its lock. */
   renew(receipt: string, by: Settler = "receiver"): number {
     if (this.#options.receipts === "sqs") return this.#sqsRenew(receipt, by);
     const { queue, message } = this.#held(receipt);
-    if (message.sessionId !== undefined && queue.holds.has(message.sessionId))
+    if (inSession(queue, message))
       throw new QueueError("Unsupported", "messages of an accepted session are locked by the session");
-    message.lockedUntil = this.#now + queue.settings.lockDurationMs;
-    return message.lockedUntil;
+    const lockedUntil = this.#now + queue.settings.lockDurationMs;
+    // A held abandon keeps the lock until its delay ends, whatever the renewal says.
+    message.lockedUntil = message.abandonAt ?? lockedUntil;
+    return lockedUntil;
   }
 
   /** Removes every message of a queue, locked ones included; returns how many. Accepted sessions stay held. */
   purge(queueName: string): number {
     const queue = this.#queue(queueName);
-    const count = queue.messages.length;
-    queue.messages = [];
-    return count;
+    const purged =
+      this.#options.purge !== "ready"
+        ? queue.messages
+        : queue.settings.fifo
+          ? this.#freeGroups(queue).flatMap((sessionId) => this.#ready(queue, sessionId))
+          : this.#ready(queue);
+    queue.messages = queue.messages.filter((message) => !purged.includes(message));
+    return purged.length;
   }
 
   /**
@@ -399,6 +478,8 @@ export class QueueModel {
    * time to live. Those with nowhere to go stay. Returns how many moved.
    */
   redrive(deadLetterQueue: string, target?: string): number {
+    if (this.#options.deadLetterQueues === "subqueue" && !deadLetterQueue.endsWith(DEAD_LETTER_SUBQUEUE))
+      throw new QueueError("Validation", `${deadLetterQueue} is not a dead-letter queue`);
     const from = this.#queue(deadLetterQueue);
     if (target !== undefined) this.#queue(target);
     const ready = from.settings.fifo
@@ -442,8 +523,11 @@ export class QueueModel {
 
   /** Each message a queue holds now as `body:state` (a peek's states: active, inFlight, delayed), sorted. */
   contents(queueName: string): string[] {
+    const shown = (message: ModelMessage) =>
+      this.#options.peekHeldExpired !== false || message.expiresAt === null || message.expiresAt > this.#now;
     return this.#queue(queueName)
-      .messages.map((message) => `${message.body}:${PEEKED_STATE[message.state]}`)
+      .messages.filter(shown)
+      .map((message) => `${message.body}:${PEEKED_STATE[message.state]}`)
       .sort();
   }
 
@@ -459,7 +543,7 @@ export class QueueModel {
     if (this.#groupLocked(queue, id))
       throw new QueueError("SessionLocked", `session ${id} of ${queueName} is held by another receiver`);
     const token = `session-${++this.#tokens}`;
-    const lockedUntil = this.#now + this.#sessionLockDurationMs;
+    const lockedUntil = this.#now + this.#sessionLockDurationMs(queue);
     queue.holds.set(id, { token, lockedUntil });
     this.#sessions.set(token, { queue: queueName, sessionId: id, closed: false });
     return { token, sessionId: id, lockedUntil };
@@ -476,7 +560,7 @@ export class QueueModel {
   /** Extends a session's lock, and its locked messages', to the session lock duration from now; returns the new end. */
   renewSession(token: string): number {
     const { queue, sessionId, hold } = this.#heldSession(token);
-    hold.lockedUntil = this.#now + this.#sessionLockDurationMs;
+    hold.lockedUntil = this.#now + this.#sessionLockDurationMs(queue);
     for (const message of queue.messages)
       if (message.sessionId === sessionId && message.state === "locked")
         message.lockedUntil = hold.lockedUntil;
@@ -640,8 +724,9 @@ export class QueueModel {
     return Math.ceil(ms / unit) * unit;
   }
 
-  get #sessionLockDurationMs(): number {
-    return this.#options.sessionLockDurationMs ?? MODEL_DEFAULTS.sessionLockDurationMs;
+  #sessionLockDurationMs(queue: ModelQueue): number {
+    const duration = this.#options.sessionLockDurationMs ?? MODEL_DEFAULTS.sessionLockDurationMs;
+    return duration === "queue" ? queue.settings.lockDurationMs : duration;
   }
 
   // The other queues that dead-letter into `name`.
@@ -732,6 +817,25 @@ export class QueueModel {
     };
   }
 
+  // The messages of the first free session, locked as a session borrowed until each is settled.
+  #receiveBorrowed(queue: ModelQueue, max: number): ModelDelivery[] {
+    const [sessionId] = this.#freeGroups(queue);
+    if (sessionId === undefined) return [];
+    const lockedUntil = this.#now + this.#sessionLockDurationMs(queue);
+    queue.holds.set(sessionId, { token: `borrowed-${++this.#tokens}`, lockedUntil, borrowed: true });
+    return this.#inOrder(queue, sessionId)
+      .slice(0, max)
+      .map((message) => this.#lock(queue, message, lockedUntil));
+  }
+
+  // A message settled or released: a borrowed session whose last message it was is let go.
+  #settled(queue: ModelQueue, message: ModelMessage): void {
+    const { sessionId } = message;
+    if (sessionId === undefined || queue.holds.get(sessionId)?.borrowed !== true) return;
+    if (!queue.messages.some((other) => other.sessionId === sessionId && other.state === "locked"))
+      queue.holds.delete(sessionId);
+  }
+
   #heldSession(token: string) {
     const session = this.#sessions.get(token);
     if (session === undefined || session.closed)
@@ -780,11 +884,16 @@ export class QueueModel {
     }
     message.state = visibleAt > this.#now ? "delayed" : "ready";
     message.visibleAt = visibleAt;
+    message.abandonAt = null;
   }
 
   // Messages whose time to live ended go to the dead-letter queue (TTLExpired), or away when there is none.
   #expire(queue: ModelQueue, message: ModelMessage): void {
-    if (!this.#moveToDeadLetter(queue, message, MODEL_REASONS.expired)) remove(queue, message);
+    if (
+      !queue.settings.deadLetterOnExpiration ||
+      !this.#moveToDeadLetter(queue, message, MODEL_REASONS.expired)
+    )
+      remove(queue, message);
   }
 
   // A dead letter is a fresh message of the dead-letter queue: ready, never delivered, no time to live.
@@ -801,8 +910,11 @@ export class QueueModel {
   #applyTime(): void {
     for (const queue of [...this.#queues.values()])
       for (const message of [...queue.messages]) {
-        if (message.state === "locked" && message.lockedUntil <= this.#now)
-          this.#release(queue, message, message.lockedUntil);
+        const releasedAt = Math.min(message.lockedUntil, message.abandonAt ?? Number.POSITIVE_INFINITY);
+        if (message.state === "locked" && releasedAt <= this.#now) {
+          this.#release(queue, message, releasedAt);
+          this.#settled(queue, message);
+        }
         if (message.state === "delayed" && message.visibleAt <= this.#now) message.state = "ready";
         if (message.state !== "locked" && message.expiresAt !== null && message.expiresAt <= this.#now)
           this.#expire(queue, message);
@@ -842,6 +954,7 @@ function deadLetterSettings(source: QueueSettings): QueueSettings {
     defaultDelayMs: 0,
     defaultTimeToLiveMs: null,
     deduplicationWindowMs: 0,
+    deadLetterOnExpiration: false,
   };
 }
 
@@ -853,6 +966,7 @@ function fresh(message: ModelMessage): ModelMessage {
     visibleAt: 0,
     lockedUntil: 0,
     latest: null,
+    abandonAt: null,
     deliveryCount: 0,
     expiresAt: null,
   };
@@ -861,6 +975,11 @@ function fresh(message: ModelMessage): ModelMessage {
 /** Whether `receipt` is the lock a message is held by now. */
 function holdsLock(message: ModelMessage, receipt: string): boolean {
   return message.state === "locked" && message.latest === receipt;
+}
+
+/** Whether a message is locked by the session that holds its group (its lock is the session's). */
+function inSession(queue: ModelQueue, message: ModelMessage): boolean {
+  return message.sessionId !== undefined && queue.holds.has(message.sessionId);
 }
 
 /** Takes a message out of its queue. */

@@ -1,7 +1,7 @@
 import { QueueError } from "../../../core/errors.js";
 import type { QueueEngine } from "../../../engine/queue-engine.js";
 import type { QueueRecord } from "../../../engine/records.js";
-import { findQueue } from "../entities.js";
+import { deadLetterQueueNames, findQueue, findServiceBusQueue } from "../entities.js";
 import {
   describeQueueRecord,
   newQueueRecord,
@@ -43,20 +43,6 @@ export interface AdminAnswer {
   readonly status: number;
   readonly contentType?: string;
   readonly body: string;
-}
-
-/** The names of the engine queues that are some queue's dead-letter queue: not entities of their own. */
-function deadLetterQueues(engine: QueueEngine): Set<string> {
-  const names = new Set<string>();
-  for (const queue of engine.listQueues())
-    if (queue.deadLetterQueue !== null) names.add(queue.deadLetterQueue);
-  return names;
-}
-
-/** The queue a Service Bus name means (any case), unless it is only some queue's dead-letter queue. */
-export function findServiceBusQueue(engine: QueueEngine, name: string): QueueRecord | undefined {
-  const found = findQueue(engine, name);
-  return found === undefined || deadLetterQueues(engine).has(found.name) ? undefined : found;
 }
 
 function entityUrl(context: AdminContext, name: string): string {
@@ -180,7 +166,7 @@ export function listQueues(context: AdminContext, query: URLSearchParams): Admin
   const skip = pagingNumber(query, "$skip", 0);
   const top = Math.min(pagingNumber(query, "$top", MAX_PAGE), MAX_PAGE);
   const { engine } = context;
-  const dead = deadLetterQueues(engine);
+  const dead = deadLetterQueueNames(engine);
   const queues = engine.listQueues().filter((queue) => !dead.has(queue.name));
   const page = queues.slice(skip, skip + top);
   const self = `${context.origin}/$Resources/Queues?api-version=${API_VERSION}`;

@@ -1,0 +1,93 @@
+import { describe, test } from "vitest";
+import {
+  AcceptSession,
+  QueueAdminCall,
+  Receive,
+  Redrive,
+  Send,
+  SendBatch,
+  Settle,
+  Stats,
+  UseSession,
+} from "../../src/testing/model/commands.js";
+import { replayer } from "./replay.js";
+import { SERVICE_BUS_SEMANTICS, serviceBusOverServe } from "./servicebus-over-serve.js";
+
+const replay = replayer(serviceBusOverServe, SERVICE_BUS_SEMANTICS);
+const FIFO_DEAD_LETTERS = "qf.fifo/$deadletterqueue";
+
+/* The shrunk counterexamples of the servicebus provider's runs (over `serve --servicebus`), kept as regression tests. */
+describe("found by the model: servicebus", () => {
+  // Was: Provider: the server let a client reach the engine queue that holds qf.fifo's dead letters by its own name.
+  test("a queue's dead letters are reached only through its sub-queue", () =>
+    replay({}, [new Send("qf-dlq.fifo", {})]));
+
+  // Was: NoSessionAvailable for a missing queue, and SessionLocked (transient) for a queue without sessions.
+  test("accepting a session of a missing queue or one without sessions says so", () =>
+    replay({}, [
+      new AcceptSession("qa", "s2"),
+      new QueueAdminCall("deleteQueue", "qf.fifo"),
+      new AcceptSession("qf.fifo", undefined),
+      new AcceptSession("qf.fifo", "s1"),
+    ]));
+
+  // Was: the redrive moved 0 and succeeded; with dead letters it would have taken them off first.
+  test("a redrive to a queue that does not exist fails before it moves anything", () =>
+    replay({}, [new Redrive(FIFO_DEAD_LETTERS, "qb")]));
+
+  // Was: Provider for the whole call; then 2 messages stored where the model has 1 (the server kept
+  // what it could of a batch it refused).
+  test("a batch to a session queue fails per message without a session, and stores the rest once", () =>
+    replay({}, [
+      new SendBatch("qf.fifo", [{}]),
+      new SendBatch("qf.fifo", [...Array.from({ length: 10 }, () => ({})), { sessionId: "s1" }]),
+    ]));
+
+  // Was: QueueNotFound answered as per-message Validation (the queue was remembered as a session queue).
+  test("a batch to a session queue deleted since fails with QueueNotFound", () =>
+    replay({}, [
+      new Send("qf.fifo", {}),
+      new QueueAdminCall("deleteQueue", "qf.fifo"),
+      new SendBatch("qf.fifo", [{}]),
+      new Send("qf.fifo", {}),
+    ]));
+
+  // Was: Provider: a purge read a session queue through a plain receiver, which Service Bus refuses.
+  test("a purge of a session queue drains each free session", () =>
+    replay({}, [
+      new Send("qf.fifo", { sessionId: "s1" }),
+      new Send("qf.fifo", { sessionId: "s2" }),
+      new QueueAdminCall("purge", "qf.fifo"),
+    ]));
+
+  // Was: Provider: the delay was kept by renewing the message's lock, which is its session's.
+  test("a message of a borrowed session abandoned with a delay is kept until the delay ends", () =>
+    replay({}, [
+      new Send("qf.fifo", { sessionId: "s1" }),
+      new Receive("qf.fifo", 1),
+      new Settle(0, { kind: "abandon", delayMs: 2_500 }, false),
+    ]));
+
+  // Was: Provider: renewing a session's message, by its receiver or by text from a second client.
+  test("a message of a session cannot have its own lock renewed", () =>
+    replay({}, [
+      new Send("qf.fifo", { sessionId: "s1" }),
+      new Receive("qf.fifo", 1),
+      new Settle(0, { kind: "renew" }, false),
+      new Send("qf.fifo", { sessionId: "s2" }),
+      new AcceptSession("qf.fifo", "s2"),
+      new UseSession(0, { kind: "receive", max: 1 }),
+      new Settle(0, { kind: "renew" }, true),
+    ]));
+
+  // Was: ConnectionFailed: the links made before the queue was deleted reported its absence as a lost connection.
+  test("a receive and a send after the queue was deleted fail with QueueNotFound", () =>
+    replay({}, [
+      new Receive("qa", 1),
+      new Send("qa", {}),
+      new QueueAdminCall("deleteQueue", "qa"),
+      new Receive("qa", 1),
+      new Send("qa", {}),
+      new Stats("qa"),
+    ]));
+});

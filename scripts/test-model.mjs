@@ -15,7 +15,9 @@ if (!Number.isInteger(runs) || runs < 1) {
 }
 // vitest's own entry (its `bin`), run by this Node rather than through a wrapper.
 const vitest = fileURLToPath(new URL("../node_modules/vitest/vitest.mjs", import.meta.url));
-const ran = spawnSync(process.execPath, [vitest, "run", "test/model", ...positionals], {
+// Files named after the options narrow the campaign to them; without any, every provider runs.
+const files = positionals.length > 0 ? positionals : ["test/model"];
+const ran = spawnSync(process.execPath, [vitest, "run", ...files], {
   stdio: "inherit",
   env: { ...process.env, MODEL_RUNS: String(runs) },
 });

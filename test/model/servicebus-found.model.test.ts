@@ -1,6 +1,7 @@
 import { describe, test } from "vitest";
 import {
   AcceptSession,
+  CreateQueue,
   QueueAdminCall,
   Receive,
   Redrive,
@@ -89,5 +90,18 @@ describe("found by the model: servicebus", () => {
       new Receive("qa", 1),
       new Send("qa", {}),
       new Stats("qa"),
+    ]));
+
+  // Was: QueueNotFound for a peek of qa/$deadletterqueue: a link attached before qa was deleted and
+  // made again still pointed at the old queue's dead-letter queue.
+  test("links made before a queue was deleted and made again reach the new queue", () =>
+    replay({}, [
+      new Send("qa", {}),
+      new QueueAdminCall("deleteQueue", "qa"),
+      new CreateQueue("qa", { deduplicationWindowMs: 2_000 }),
+      new Send("qa", { deduplicationId: "d1" }),
+      new Send("qa", { deduplicationId: "d1" }),
+      new QueueAdminCall("deleteQueue", "qf.fifo"),
+      new CreateQueue("qf.fifo", {}),
     ]));
 });

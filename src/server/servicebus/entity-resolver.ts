@@ -35,11 +35,29 @@ export function resolveEntity(
     engine.insertQueue(queue);
   }
   if (!address.deadLetter) return { address, queue, target: queue };
+  const target = deadLetterTarget(engine, queue);
+  return target === undefined ? undefined : { address, queue, target };
+}
+
+/** The engine queue of `queue`'s dead-letter sub-queue, made on first use; `undefined` when it has none. */
+function deadLetterTarget(engine: QueueEngine, queue: QueueRecord): QueueRecord | undefined {
   if (queue.deadLetterQueue === null) return undefined;
   let target = engine.getQueueRecord(queue.deadLetterQueue);
   if (target === undefined) {
     engine.insertQueue(deadLetterQueueRecord(queue.deadLetterQueue, queue, engine.clock.now()));
     target = engine.getQueueRecord(queue.deadLetterQueue)!;
   }
-  return { address, queue, target };
+  return target;
+}
+
+/**
+ * An entity resolved when its link attached, as it stands now: a link attached before its queue
+ * was deleted and made again reads the queue made since (its settings, its dead-letter queue).
+ * One deleted for good stays as it was, so what is done through it fails with `QueueNotFound`.
+ */
+export function currentEntity(engine: QueueEngine, entity: ResolvedEntity): ResolvedEntity {
+  const queue = engine.getQueueRecord(entity.queue.name);
+  if (queue === undefined || queue === entity.queue) return entity;
+  if (!entity.address.deadLetter) return { address: entity.address, queue, target: queue };
+  return { address: entity.address, queue, target: deadLetterTarget(engine, queue) ?? entity.target };
 }

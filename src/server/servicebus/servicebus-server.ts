@@ -14,7 +14,7 @@ import { ConnectionState } from "./connection-state.js";
 import { DeliveryLink, type SettleMode } from "./delivery-link.js";
 import { DispositionWriter } from "./disposition-writer.js";
 import { dotnetTicks } from "./dotnet-time.js";
-import { type ResolvedEntity, resolveEntity } from "./entity-resolver.js";
+import { currentEntity, type ResolvedEntity, resolveEntity } from "./entity-resolver.js";
 import { answerManagement } from "./management.js";
 import { toEngineMessage } from "./message-mapping.js";
 import { acceptedOutcome, rejectedOutcome } from "./outcomes.js";
@@ -455,7 +455,7 @@ export class ServiceBusServer {
     }
     if (role.kind !== "send") return;
     const { engine } = this.#options;
-    const queue = role.entity.queue;
+    const queue = currentEntity(engine, role.entity).queue;
     let messages: EngineMessage[];
     try {
       const format = (delivery as unknown as { format?: number }).format ?? 0;
@@ -515,12 +515,13 @@ export class ServiceBusServer {
         };
       }
       if (role.kind !== "management") return undefined;
+      const entity = currentEntity(engine, role.entity);
       const answer = answerManagement(
         {
           engine,
-          queue: role.entity.target,
+          queue: entity.target,
           sessions: this.#sessions,
-          deduplicate: role.entity.queue.deduplicationWindowMs > 0,
+          deduplicate: entity.queue.deduplicationWindowMs > 0,
         },
         request,
       );

@@ -46,3 +46,21 @@ export function onAbort(signal: AbortSignal, callback: () => void): () => void {
     signal.removeEventListener("abort", listener);
   };
 }
+
+/**
+ * Runs `call` with a signal of its own that aborts when `signal` does, and lets go of `signal`
+ * once it is done: for a library that leaves a listener on each signal it is given (the Azure
+ * SDK's management requests do), so that a long-lived signal does not gather one per call.
+ */
+export async function withOwnSignal<T>(
+  signal: AbortSignal,
+  call: (own: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const own = new AbortController();
+  const forget = onAbort(signal, () => own.abort(signal.reason));
+  try {
+    return await call(own.signal);
+  } finally {
+    forget();
+  }
+}

@@ -10,6 +10,7 @@ import type {
 } from "@azure/service-bus";
 import Long from "long";
 import { formatIsoDuration, parseIsoDuration } from "../../azure/iso-duration.js";
+import { withOwnSignal } from "../../core/abort-watch.js";
 import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
 import type { Clock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
@@ -61,7 +62,9 @@ export class ServiceBusAdmin implements QueueAdmin {
     validateQueueName(name);
     const settings = createOptions(options);
     try {
-      const created = await this.#admin.createQueue(name, { ...settings, abortSignal: this.#signal });
+      const created = await this.#call((abortSignal) =>
+        this.#admin.createQueue(name, { ...settings, abortSignal }),
+      );
       return toQueueInfo(created, new Date());
     } catch (error) {
       throw this.#failed(error, `createQueue ${name}`);
@@ -71,7 +74,7 @@ export class ServiceBusAdmin implements QueueAdmin {
   async deleteQueue(name: string): Promise<void> {
     validateQueueName(name);
     try {
-      await this.#admin.deleteQueue(name, { abortSignal: this.#signal });
+      await this.#call((abortSignal) => this.#admin.deleteQueue(name, { abortSignal }));
     } catch (error) {
       throw this.#failed(error, `deleteQueue ${name}`);
     }
@@ -80,8 +83,10 @@ export class ServiceBusAdmin implements QueueAdmin {
   async listQueues(prefix = ""): Promise<string[]> {
     const names: string[] = [];
     try {
-      for await (const queue of this.#admin.listQueues({ abortSignal: this.#signal }))
-        names.push(queue.name, `${queue.name}${DEAD_LETTER_SUFFIX}`);
+      await this.#call(async (abortSignal) => {
+        for await (const queue of this.#admin.listQueues({ abortSignal }))
+          names.push(queue.name, `${queue.name}${DEAD_LETTER_SUFFIX}`);
+      });
     } catch (error) {
       throw this.#failed(error, "listQueues");
     }
@@ -92,11 +97,12 @@ export class ServiceBusAdmin implements QueueAdmin {
     validateQueueName(name);
     const source = deadLetterSource(name);
     try {
-      const options = { abortSignal: this.#signal };
-      const [properties, runtime] = await Promise.all([
-        this.#admin.getQueue(source ?? name, options),
-        this.#admin.getQueueRuntimeProperties(source ?? name, options),
-      ]);
+      const [properties, runtime] = await this.#call((abortSignal) =>
+        Promise.all([
+          this.#admin.getQueue(source ?? name, { abortSignal }),
+          this.#admin.getQueueRuntimeProperties(source ?? name, { abortSignal }),
+        ]),
+      );
       const info = toQueueInfo(properties, runtime.createdAt);
       return source === undefined ? info : { ...info, name, fifo: false, deadLetterQueue: null };
     } catch (error) {
@@ -115,9 +121,9 @@ export class ServiceBusAdmin implements QueueAdmin {
     validateQueueName(name);
     const source = deadLetterSource(name);
     try {
-      const runtime = await this.#admin.getQueueRuntimeProperties(source ?? name, {
-        abortSignal: this.#signal,
-      });
+      const runtime = await this.#call((abortSignal) =>
+        this.#admin.getQueueRuntimeProperties(source ?? name, { abortSignal }),
+      );
       if (source !== undefined)
         return { active: runtime.deadLetterMessageCount, inFlight: 0, delayed: 0, deadLettered: 0 };
       return {
@@ -156,10 +162,9 @@ export class ServiceBusAdmin implements QueueAdmin {
     for (;;) {
       let receiver: ServiceBusSessionReceiver;
       try {
-        receiver = await this.#client.acceptNextSession(queue, {
-          receiveMode: "receiveAndDelete",
-          abortSignal: this.#signal,
-        });
+        receiver = await this.#call((abortSignal) =>
+          this.#client.acceptNextSession(queue, { receiveMode: "receiveAndDelete", abortSignal }),
+        );
       } catch (error) {
         if (noSessionFree(error)) return purged;
         throw this.#failed(error, `purgeQueue ${queue}`);
@@ -172,14 +177,13 @@ export class ServiceBusAdmin implements QueueAdmin {
   async #drain(receiver: ServiceBusReceiver, queue: string): Promise<number> {
     let purged = 0;
     try {
-      for (;;) {
-        const page = await receiver.receiveMessages(PAGE, {
-          maxWaitTimeInMs: PAGE_WAIT_MS,
-          abortSignal: this.#signal,
-        });
-        purged += page.length;
-        if (page.length === 0) return purged;
-      }
+      return await this.#call(async (abortSignal) => {
+        for (;;) {
+          const page = await receiver.receiveMessages(PAGE, { maxWaitTimeInMs: PAGE_WAIT_MS, abortSignal });
+          purged += page.length;
+          if (page.length === 0) return purged;
+        }
+      });
     } catch (error) {
       throw this.#failed(error, `purgeQueue ${queue}`);
     } finally {
@@ -225,19 +229,18 @@ export class ServiceBusAdmin implements QueueAdmin {
     const sender = this.#client.createSender(destination);
     let moved = 0;
     try {
-      for (;;) {
-        const page = await receiver.receiveMessages(PAGE, {
-          maxWaitTimeInMs: PAGE_WAIT_MS,
-          abortSignal: this.#signal,
-        });
-        if (page.length === 0) return moved;
-        await sender.sendMessages(
-          page.map((message) => redriven(message, sessionOf(message))),
-          { abortSignal: this.#signal },
-        );
-        await Promise.all(page.map((message) => receiver.completeMessage(message)));
-        moved += page.length;
-      }
+      return await this.#call(async (abortSignal) => {
+        for (;;) {
+          const page = await receiver.receiveMessages(PAGE, { maxWaitTimeInMs: PAGE_WAIT_MS, abortSignal });
+          if (page.length === 0) return moved;
+          await sender.sendMessages(
+            page.map((message) => redriven(message, sessionOf(message))),
+            { abortSignal },
+          );
+          await Promise.all(page.map((message) => receiver.completeMessage(message)));
+          moved += page.length;
+        }
+      });
     } catch (error) {
       throw this.#failed(error, `redrive ${deadLetterQueue}`);
     } finally {
@@ -257,25 +260,32 @@ export class ServiceBusAdmin implements QueueAdmin {
     // Sequence numbers are 64-bit: text in and out, a Long between, never a JavaScript number.
     let from = Long.fromString(fromSequence ?? "0");
     try {
-      while (peeked.length < max) {
-        const page = await receiver.peekMessages(max - peeked.length, {
-          fromSequenceNumber: from,
-          abortSignal: this.#signal,
-        });
-        const last = page.at(-1)?.sequenceNumber;
-        if (last === undefined) break;
-        const now = this.#clock.now();
-        for (const message of page)
-          if (message.expiresAtUtc === undefined || message.expiresAtUtc.getTime() > now)
-            peeked.push(toPeekedMessage(message, queue, now));
-        from = last.add(1);
-      }
+      await this.#call(async (abortSignal) => {
+        while (peeked.length < max) {
+          const page = await receiver.peekMessages(max - peeked.length, {
+            fromSequenceNumber: from,
+            abortSignal,
+          });
+          const last = page.at(-1)?.sequenceNumber;
+          if (last === undefined) break;
+          const now = this.#clock.now();
+          for (const message of page)
+            if (message.expiresAtUtc === undefined || message.expiresAtUtc.getTime() > now)
+              peeked.push(toPeekedMessage(message, queue, now));
+          from = last.add(1);
+        }
+      });
     } catch (error) {
       this.#links.giveBack(queue, receiver, true);
       throw this.#failed(error, `peekMessages ${queue}`);
     }
     this.#links.giveBack(queue, receiver, false);
     return peeked;
+  }
+
+  /** Runs one SDK call with a signal of its own that the provider's closing aborts (the SDK leaves a listener on each signal it is given). */
+  #call<T>(run: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    return withOwnSignal(this.#signal, run);
   }
 
   #failed(error: unknown, what: string): QueueError {

@@ -1,4 +1,5 @@
 import type { ServiceBusClient, ServiceBusReceiver } from "@azure/service-bus";
+import { withOwnSignal } from "../../core/abort-watch.js";
 import type { QueueAdmin } from "../../core/admin.js";
 import { awaitQueue, noQueueToAcceptFrom } from "../../core/await-queue.js";
 import { sendNamingSessions } from "../../core/batch.js";
@@ -155,8 +156,11 @@ export class ServiceBusProvider implements QueueProvider {
   ): Promise<BatchEntryResult[]> {
     const sender = this.#links.sender(queue);
     try {
-      return await sendInBatches(sender, messages, this.#clock.now(), context.signal, (error) =>
-        fromSdkError(error, `sendMessages to ${queue}`, this.#connection.redact),
+      // Each SDK call gets a signal of its own: the SDK leaves a listener on every signal it is given.
+      return await withOwnSignal(context.signal, (signal) =>
+        sendInBatches(sender, messages, this.#clock.now(), signal, (error) =>
+          fromSdkError(error, `sendMessages to ${queue}`, this.#connection.redact),
+        ),
       );
     } catch (error) {
       if (!QueueError.is(error, "Validation") && !QueueError.is(error, "MessageTooLarge"))
@@ -186,10 +190,12 @@ export class ServiceBusProvider implements QueueProvider {
     const receiver = this.#links.take(queue);
     let messages: Awaited<ReturnType<ServiceBusReceiver["receiveMessages"]>>;
     try {
-      messages = await receiver.receiveMessages(maxMessages, {
-        maxWaitTimeInMs: Math.max(waitMs, MIN_RECEIVE_WAIT_MS),
-        abortSignal: context.signal,
-      });
+      messages = await withOwnSignal(context.signal, (abortSignal) =>
+        receiver.receiveMessages(maxMessages, {
+          maxWaitTimeInMs: Math.max(waitMs, MIN_RECEIVE_WAIT_MS),
+          abortSignal,
+        }),
+      );
       this.#links.giveBack(queue, receiver, false);
     } catch (error) {
       const aborted = context.signal.aborted && isAbort(error);

@@ -4,6 +4,7 @@ import type {
   ServiceBusSessionReceiver,
   ServiceBusSessionReceiverOptions,
 } from "@azure/service-bus";
+import { withOwnSignal } from "../../core/abort-watch.js";
 import { type Clock, sleep } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
 import type { ReceivedMessage } from "../../core/message.js";
@@ -70,7 +71,9 @@ export async function acceptSdkSession(
   const what = `acceptSession on ${queue}`;
   if (sessionId !== undefined) {
     try {
-      return await deps.client.acceptSession(queue, sessionId, { ...SESSION_OPTIONS, abortSignal: signal });
+      return await withOwnSignal(signal, (abortSignal) =>
+        deps.client.acceptSession(queue, sessionId, { ...SESSION_OPTIONS, abortSignal }),
+      );
     } catch (error) {
       throw fromSdkError(error, what, deps.redact);
     }
@@ -108,10 +111,10 @@ export async function receiveThrough(
   signal: AbortSignal,
 ): Promise<ServiceBusReceivedMessage[]> {
   try {
-    return await receiver.receiveMessages(max, {
-      maxWaitTimeInMs: Math.max(waitMs, MIN_RECEIVE_WAIT_MS),
-      abortSignal: signal,
-    });
+    // A signal of its own: the SDK leaves a listener on every signal it is given.
+    return await withOwnSignal(signal, (abortSignal) =>
+      receiver.receiveMessages(max, { maxWaitTimeInMs: Math.max(waitMs, MIN_RECEIVE_WAIT_MS), abortSignal }),
+    );
   } catch (error) {
     if (isAbort(error) && signal.aborted) return [];
     throw error;

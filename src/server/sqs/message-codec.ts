@@ -168,27 +168,36 @@ function plainAttributes(
   return any ? plain : undefined;
 }
 
-/** A message's attributes with their data types: as sent through SQS, or the engine's plain ones as `String`. */
-function typedAttributes(record: MessageRecord): Record<string, MessageAttributeValue> {
+/**
+ * A message's attributes with their data types: those sent through SQS as sent, and the engine's
+ * plain ones (sent by its other clients, or added since: a dead letter's reason) as `String`.
+ * `asSent` says whether they are exactly what was sent, so the MD5 computed then still holds.
+ */
+function typedAttributes(record: MessageRecord): {
+  typed: Record<string, MessageAttributeValue>;
+  asSent: boolean;
+} {
   const stored = record.properties?.[KEY.attributes];
-  if (stored !== undefined) {
-    const parsed = JSON.parse(stored) as Record<
-      string,
-      { DataType: string; StringValue?: string; BinaryValue?: string }
-    >;
-    return Object.fromEntries(
-      Object.entries(parsed).map(([name, { DataType, StringValue, BinaryValue }]) => [
-        name,
-        BinaryValue === undefined
-          ? { DataType, StringValue }
-          : { DataType, BinaryValue: Buffer.from(BinaryValue, "base64") },
-      ]),
-    ) as Record<string, MessageAttributeValue>;
-  }
+  const parsed =
+    stored === undefined
+      ? {}
+      : (JSON.parse(stored) as Record<
+          string,
+          { DataType: string; StringValue?: string; BinaryValue?: string }
+        >);
   const typed: Record<string, MessageAttributeValue> = {};
+  for (const [name, { DataType, StringValue, BinaryValue }] of Object.entries(parsed))
+    typed[name] =
+      BinaryValue === undefined
+        ? { DataType, StringValue }
+        : { DataType, BinaryValue: Buffer.from(BinaryValue, "base64") };
+  let asSent = stored !== undefined;
   for (const [name, value] of Object.entries(record.attributes ?? {}))
-    if (value !== "") typed[name] = { DataType: "String", StringValue: value };
-  return typed;
+    if (value !== "" && typed[name] === undefined) {
+      typed[name] = { DataType: "String", StringValue: value };
+      asSent = false;
+    }
+  return { typed, asSent };
 }
 
 /** Which attributes a receive asked for. */
@@ -237,14 +246,16 @@ export function toSqsMessage(
   if (selection.systemAttributes.length > 0)
     message.Attributes = systemAttributes(record, queue, selection, addresses);
   if (selection.messageAttributes.length > 0) {
-    const all = typedAttributes(record);
-    const chosen = selectAttributes(all, selection.messageAttributes);
+    const { typed, asSent } = typedAttributes(record);
+    const chosen = selectAttributes(typed, selection.messageAttributes);
     const count = Object.keys(chosen).length;
     if (count > 0) {
       message.MessageAttributes = chosen;
       const stored = record.properties?.[KEY.attributesMd5];
       message.MD5OfMessageAttributes =
-        stored !== undefined && count === Object.keys(all).length ? stored : md5OfMessageAttributes(chosen);
+        stored !== undefined && asSent && count === Object.keys(typed).length
+          ? stored
+          : md5OfMessageAttributes(chosen);
     }
   }
   return message;

@@ -124,7 +124,7 @@ export class Receive implements WorldCommand {
   async run(_: World, world: World): Promise<void> {
     // Which dead letters come first is not specified, so such a queue is always drained whole.
     const max = world.model.orderUnspecified(this.queue) ? 1_000 : this.max;
-    const model = modelOutcome(() => world.model.receive(this.queue, max));
+    const model = modelOutcome(() => world.receiveInRuns(this.queue, max));
     const real = await realOutcome(() => world.client.receiveMessages(this.queue, max, 0));
     const both = sameOutcome(String(this), model, real);
     if (both !== undefined) world.matchDeliveries(this.queue, both.model, both.real);

@@ -94,6 +94,23 @@ export class World {
     return this.sessions[this.sessions.length - 1 - (index % this.sessions.length)];
   }
 
+  /**
+   * The model's receive as the client makes it: in calls of at most the provider's batch size,
+   * until one comes back short. On a FIFO queue that matters: a group a call took is locked for
+   * the next calls, so its later messages wait (SQS takes 10 at a time).
+   */
+  receiveInRuns(queue: string, max: number): ModelDelivery[] {
+    const runSize = this.client.capabilities.maxBatchSize;
+    const received: ModelDelivery[] = [];
+    while (received.length < max) {
+      const want = Math.min(max - received.length, runSize);
+      const run = this.model.receive(queue, want);
+      received.push(...run);
+      if (run.length < want) break;
+    }
+    return received;
+  }
+
   /** The client a settle goes through: the first, or the second by the receipt's text. */
   settler(viaSecond: boolean, pair: ReceiptPair): { client: QueueClient; receipt: ReceiptHandle | string } {
     return viaSecond

@@ -104,4 +104,24 @@ describe("found by the model: servicebus", () => {
       new QueueAdminCall("deleteQueue", "qf.fifo"),
       new CreateQueue("qf.fifo", {}),
     ]));
+
+  // Was: QueueNotFound: a receipt whose message carries a session id (on a standard queue) kept
+  // that code once its queue was deleted; a receipt of a deleted queue is invalid.
+  test("renewing a receipt of a deleted queue is InvalidReceipt, session id or not", () =>
+    replay({}, [
+      new SendBatch("qa", [{ sessionId: "s1" }]),
+      new Receive("qa", 1),
+      new QueueAdminCall("deleteQueue", "qa"),
+      new Settle(0, { kind: "renew" }, true),
+    ]));
+
+  // A message locked by a session (here one a plain receive borrowed) can be kept for a delay
+  // only by the client holding the session: from a second client, Unsupported.
+  test("an abandon with a delay of a session's message from a second client is Unsupported", () =>
+    replay({}, [
+      new Send("qf.fifo", { sessionId: "s1" }),
+      new Receive("qf.fifo", 1),
+      new Settle(0, { kind: "abandon", delayMs: 1_000 }, true),
+      new Settle(0, { kind: "complete" }, false),
+    ]));
 });

@@ -1,6 +1,7 @@
 import { describe, test } from "vitest";
 import {
   Advance,
+  CreateQueue,
   QueueAdminCall,
   Receive,
   Redrive,
@@ -85,5 +86,17 @@ describe("found by the model: sqs over serve", () => {
       new SendBatch("qa", [{ sessionId: "s1" }]),
       new Redrive("qa", undefined),
       new Receive("qa-dlq", 1),
+    ]));
+
+  // Was (the model's fault): the model let the receiver complete m1 after its own redrive had
+  // received m1 again and moved it; the provider, which remembers that, refuses the old receipt.
+  test("a receipt is spent once a redrive by the same client received its message again", () =>
+    replay({}, [
+      new Send("qa", {}),
+      new CreateQueue("qb", {}),
+      new Receive("qa", 1),
+      new Settle(0, { kind: "abandon", delayMs: undefined }, true),
+      new Redrive("qa", "qb"),
+      new Settle(0, { kind: "complete" }, false),
     ]));
 });

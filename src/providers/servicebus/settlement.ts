@@ -77,8 +77,12 @@ export class Settlement {
       const failure = fromSdkError(error, `${what} on ${receipt.queue}`, this.#redact);
       if (LOCK_GONE.has(failure.code)) {
         this.#held.release(parsed);
-        // The lock of a message, whatever the SDK calls its loss, is what the caller no longer holds.
-        if (failure.code !== "InvalidReceipt" && parsed.sessionId === undefined)
+        // The lock of a message, whatever the SDK calls its loss, is what the caller no longer
+        // holds; a session's keeps its own word, but no lock outlives its queue.
+        if (
+          failure.code === "QueueNotFound" ||
+          (failure.code !== "InvalidReceipt" && parsed.sessionId === undefined)
+        )
           throw new QueueError("InvalidReceipt", failure.message, { cause: error });
       }
       throw failure;

@@ -95,7 +95,8 @@ export interface ModelOptions {
   /**
    * How an abandon with a delay waits: as a delayed message (`"delayed"`, the default), or still
    * locked by its receipt until the delay ends and then released as an abandon releases it
-   * (`"held"`: the Service Bus provider keeps the lock, having no delayed abandon to ask for).
+   * (`"held"`: the Service Bus provider keeps the lock, having no delayed abandon to ask for; a
+   * message locked by its session can be kept only by the client holding the session).
    */
   delayedAbandons?: "delayed" | "held";
   /**
@@ -426,6 +427,11 @@ export class QueueModel {
     const { queue, message } = this.#held(receipt);
     const visibleAt = this.#now + this.#delay(delayMs);
     if (this.#options.delayedAbandons === "held" && visibleAt > this.#now) {
+      if (by === "other" && inSession(queue, message))
+        throw new QueueError(
+          "Unsupported",
+          "only the client holding a message's session can keep it for a delay",
+        );
       message.abandonAt = visibleAt;
       // A lock of its own is kept (renewed) until then; a session's lock ends with its session.
       if (!inSession(queue, message)) message.lockedUntil = visibleAt;
@@ -496,6 +502,8 @@ export class QueueModel {
         continue;
       }
       remove(from, message);
+      // A redrive that receives took it again: the receiving client's earlier receipt is spent.
+      if (how?.receives) this.#receivedAgain(message);
       // A FIFO queue needs a session: a message without one joins one named after the queue it leaves.
       const sessionId = to.settings.fifo ? (message.sessionId ?? from.name) : message.sessionId;
       // A redrive that receives is a client: it sends each message again, as any send goes.
@@ -671,7 +679,7 @@ export class QueueModel {
   // A redrive that receives a message it cannot move gives it back: one delivery more, and the
   // receiving client's earlier receipt of it is spent (it received the message again).
   #receivedByRedrive(queue: ModelQueue, message: ModelMessage): void {
-    if (message.latest !== null) this.#issued.get(message.latest)?.spentBy.add("receiver");
+    this.#receivedAgain(message);
     message.latest = `lock-${++this.#tokens}`;
     message.deliveryCount++;
     if (this.#exhausted(queue, message))
@@ -791,9 +799,13 @@ export class QueueModel {
     return [...groups];
   }
 
-  #lock(queue: ModelQueue, message: ModelMessage, lockedUntil: number): ModelDelivery {
-    // The receiving client knows its earlier receipt of this message holds nothing any more.
+  // The receiving client knows its earlier receipt of a message it receives again holds nothing any more.
+  #receivedAgain(message: ModelMessage): void {
     if (message.latest !== null) this.#issued.get(message.latest)?.spentBy.add("receiver");
+  }
+
+  #lock(queue: ModelQueue, message: ModelMessage, lockedUntil: number): ModelDelivery {
+    this.#receivedAgain(message);
     const receipt = `lock-${++this.#tokens}`;
     message.state = "locked";
     message.latest = receipt;

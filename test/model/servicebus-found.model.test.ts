@@ -1,6 +1,7 @@
 import { describe, test } from "vitest";
 import {
   AcceptSession,
+  Advance,
   CreateQueue,
   QueueAdminCall,
   Receive,
@@ -122,6 +123,17 @@ describe("found by the model: servicebus", () => {
       new Send("qf.fifo", { sessionId: "s1" }),
       new Receive("qf.fifo", 1),
       new Settle(0, { kind: "abandon", delayMs: 1_000 }, true),
+      new Settle(0, { kind: "complete" }, false),
+    ]));
+
+  // Was: SessionLockLost: settling a session's message after the session's lock ended; a receipt
+  // whose lock ended is invalid, whatever lock it was.
+  test("completing a session's message after the session's lock ended is InvalidReceipt", () =>
+    replay({}, [
+      new AcceptSession("qf.fifo", "s2"),
+      new SendBatch("qf.fifo", [{ sessionId: "s2" }, {}]),
+      new UseSession(0, { kind: "receive", max: 1 }),
+      new Advance({ kind: "lockEnd", receiptIndex: 0, offset: 0 }),
       new Settle(0, { kind: "complete" }, false),
     ]));
 });

@@ -17,7 +17,7 @@ const LOCK_GONE = new Set(["InvalidReceipt", "SessionLockLost", "QueueNotFound"]
  * it is open (the SDK then uses its link), otherwise through any receiver of the queue, which the
  * SDK turns into a `$management` request by lock token. Service Bus allows that for messages
  * outside sessions; a session message's lock belongs to its session, so the service refuses it
- * (`SessionLockLost`) once that session's receiver is gone.
+ * (`SessionLockLost`, an invalid receipt here) once that session's receiver is gone.
  */
 export class Settlement {
   readonly #links: Links;
@@ -77,12 +77,9 @@ export class Settlement {
       const failure = fromSdkError(error, `${what} on ${receipt.queue}`, this.#redact);
       if (LOCK_GONE.has(failure.code)) {
         this.#held.release(parsed);
-        // The lock of a message, whatever the SDK calls its loss, is what the caller no longer
-        // holds; a session's keeps its own word, but no lock outlives its queue.
-        if (
-          failure.code === "QueueNotFound" ||
-          (failure.code !== "InvalidReceipt" && parsed.sessionId === undefined)
-        )
+        // The lock of a message, whatever the SDK calls its loss (its session's lost, its queue
+        // gone), is what the caller no longer holds: the receipt is invalid, as on every provider.
+        if (failure.code !== "InvalidReceipt")
           throw new QueueError("InvalidReceipt", failure.message, { cause: error });
       }
       throw failure;

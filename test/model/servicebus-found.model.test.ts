@@ -136,4 +136,16 @@ describe("found by the model: servicebus", () => {
       new Advance({ kind: "lockEnd", receiptIndex: 0, offset: 0 }),
       new Settle(0, { kind: "complete" }, false),
     ]));
+
+  // Was: Unsupported where the model says InvalidReceipt: a second client abandoned m1, and the
+  // receiver's renewal was refused as a session's message before its lock was judged. The
+  // borrowed session stays held: its receiver never heard of the settle.
+  test("a renewal of a session's message settled by another client is InvalidReceipt", () =>
+    replay({}, [
+      new Send("qf.fifo", { sessionId: "s1" }),
+      new Receive("qf.fifo", 1),
+      new Settle(0, { kind: "abandon", delayMs: undefined }, true),
+      new Settle(0, { kind: "renew" }, false),
+      new AcceptSession("qf.fifo", "s1"),
+    ]));
 });

@@ -249,13 +249,6 @@ export class ServiceBusProvider implements QueueProvider {
   }
 
   renewMessageLock(receipt: ReceiptHandle): Promise<Date> {
-    if (this.#settlement.heldBySession(receipt, this.#clock.now()))
-      return Promise.reject(
-        new QueueError(
-          "Unsupported",
-          "a message of a session is locked by its session: renew the session's lock",
-        ),
-      );
     return this.#settlement.renew(receipt);
   }
 

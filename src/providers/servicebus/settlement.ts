@@ -66,7 +66,10 @@ export class Settlement {
     settles: boolean,
   ): Promise<T> {
     const parsed = parseReceipt(receipt);
-    const held = this.#held.find(parsed);
+    const found = this.#held.find(parsed);
+    // The SDK will not renew a session's message on the session's link; asked by lock token, the
+    // service says first whether the lock still holds, then that a session's lock renews with it.
+    const held = settles || found === undefined || !("sessionId" in found.receiver) ? found : undefined;
     const receiver =
       held !== undefined && !held.receiver.isClosed ? held.receiver : this.#links.settler(receipt.queue);
     try {

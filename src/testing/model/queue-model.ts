@@ -206,8 +206,11 @@ interface ModelQueue {
   messages: ModelMessage[];
   /** Deduplication id → the body of the message first sent with it, and when that memory ends. */
   readonly duplicates: Map<string, { body: string; until: number }>;
-  /** The latest session accepted on each group (it holds the group until `lockedUntil`); a plain receive's borrowed session is `borrowed`. */
-  readonly holds: Map<string, { token: string; lockedUntil: number; borrowed?: true }>;
+  /**
+   * The latest session accepted on each group (it holds the group until `lockedUntil`); a session
+   * a plain receive borrowed keeps the receipts it gave out that its receiver has not settled yet.
+   */
+  readonly holds: Map<string, { token: string; lockedUntil: number; borrowed?: Set<string> }>;
   /** Session state, kept across holders. */
   readonly states: Map<string, string>;
 }
@@ -413,9 +416,9 @@ export class QueueModel {
       this.#sqsSettle(receipt, by, "complete");
       return;
     }
-    const { queue, message } = this.#held(receipt);
+    const { queue, message } = this.#heldBy(receipt, by);
     remove(queue, message);
-    this.#settled(queue, message);
+    this.#settled(queue, message, by, receipt);
   }
 
   /** Gives a locked message back, visible again after `delayMs` (or dead-lettered when its deliveries are used up). */
@@ -424,7 +427,7 @@ export class QueueModel {
       this.#sqsSettle(receipt, by, "abandon", delayMs);
       return;
     }
-    const { queue, message } = this.#held(receipt);
+    const { queue, message } = this.#heldBy(receipt, by);
     const visibleAt = this.#now + this.#delay(delayMs);
     if (this.#options.delayedAbandons === "held" && visibleAt > this.#now) {
       if (by === "other" && inSession(queue, message))
@@ -438,7 +441,7 @@ export class QueueModel {
       return;
     }
     this.#release(queue, message, visibleAt);
-    this.#settled(queue, message);
+    this.#settled(queue, message, by, receipt);
   }
 
   /** Moves a locked message to its queue's dead-letter queue; `Unsupported` when the queue has none. */
@@ -447,16 +450,16 @@ export class QueueModel {
       this.#sqsDeadLetter(receipt, by, reason, description);
       return;
     }
-    const { queue, message } = this.#held(receipt);
+    const { queue, message } = this.#heldBy(receipt, by);
     if (!this.#moveToDeadLetter(queue, message, reason, description))
       throw new QueueError("Unsupported", `queue ${queue.name} has no dead-letter queue`);
-    this.#settled(queue, message);
+    this.#settled(queue, message, by, receipt);
   }
 
   /** Extends a lock to the queue's lock duration from now; returns the new end. Messages of an accepted session follow its lock. */
   renew(receipt: string, by: Settler = "receiver"): number {
     if (this.#options.receipts === "sqs") return this.#sqsRenew(receipt, by);
-    const { queue, message } = this.#held(receipt);
+    const { queue, message } = this.#heldBy(receipt, by);
     if (inSession(queue, message))
       throw new QueueError("Unsupported", "messages of an accepted session are locked by the session");
     const lockedUntil = this.#now + queue.settings.lockDurationMs;
@@ -829,23 +832,38 @@ export class QueueModel {
     };
   }
 
-  // The messages of the first free session, locked as a session borrowed until each is settled.
+  // The messages of the first free session, locked as a session borrowed until its receiver has
+  // settled each (what another client settles, it does not hear of) or the lock ends.
   #receiveBorrowed(queue: ModelQueue, max: number): ModelDelivery[] {
     const [sessionId] = this.#freeGroups(queue);
     if (sessionId === undefined) return [];
     const lockedUntil = this.#now + this.#sessionLockDurationMs(queue);
-    queue.holds.set(sessionId, { token: `borrowed-${++this.#tokens}`, lockedUntil, borrowed: true });
-    return this.#inOrder(queue, sessionId)
+    const borrowed = new Set<string>();
+    queue.holds.set(sessionId, { token: `borrowed-${++this.#tokens}`, lockedUntil, borrowed });
+    const taken = this.#inOrder(queue, sessionId)
       .slice(0, max)
       .map((message) => this.#lock(queue, message, lockedUntil));
+    for (const delivery of taken) borrowed.add(delivery.receipt);
+    return taken;
   }
 
-  // A message settled or released: a borrowed session whose last message it was is let go.
-  #settled(queue: ModelQueue, message: ModelMessage): void {
-    const { sessionId } = message;
-    if (sessionId === undefined || queue.holds.get(sessionId)?.borrowed !== true) return;
-    if (!queue.messages.some((other) => other.sessionId === sessionId && other.state === "locked"))
-      queue.holds.delete(sessionId);
+  // A receipt settled by `by`, or found spent by its receiver: a borrowed session whose receiver
+  // is done with its last receipt is let go.
+  #settled(queue: ModelQueue, message: ModelMessage, by: Settler, receipt: string | null): void {
+    const hold = message.sessionId === undefined ? undefined : queue.holds.get(message.sessionId);
+    if (hold?.borrowed === undefined || by !== "receiver" || receipt === null) return;
+    if (hold.borrowed.delete(receipt) && hold.borrowed.size === 0) queue.holds.delete(message.sessionId!);
+  }
+
+  // A lock the receiver is told has ended: it stops holding a borrowed session for it.
+  #heldBy(receipt: string, by: Settler): { queue: ModelQueue; message: ModelMessage } {
+    try {
+      return this.#held(receipt);
+    } catch (error) {
+      const issued = this.#issued.get(receipt);
+      if (issued !== undefined) this.#settled(issued.queue, issued.message, by, receipt);
+      throw error;
+    }
   }
 
   #heldSession(token: string) {
@@ -925,7 +943,7 @@ export class QueueModel {
         const releasedAt = Math.min(message.lockedUntil, message.abandonAt ?? Number.POSITIVE_INFINITY);
         if (message.state === "locked" && releasedAt <= this.#now) {
           this.#release(queue, message, releasedAt);
-          this.#settled(queue, message);
+          this.#settled(queue, message, "receiver", message.latest);
         }
         if (message.state === "delayed" && message.visibleAt <= this.#now) message.state = "ready";
         if (message.state !== "locked" && message.expiresAt !== null && message.expiresAt <= this.#now)

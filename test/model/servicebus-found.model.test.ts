@@ -148,4 +148,17 @@ describe("found by the model: servicebus", () => {
       new Settle(0, { kind: "renew" }, false),
       new AcceptSession("qf.fifo", "s1"),
     ]));
+
+  // Was (the model's fault): the model received from a session queue's dead-letter sub-queue by
+  // borrowing a session, which only a queue requiring sessions does; the sub-queue's messages
+  // have locks of their own, which a second client can keep for a delay.
+  test("a dead letter of a session queue has a lock of its own", () =>
+    replay({}, [
+      new Send("qf.fifo", { sessionId: "s1" }),
+      new AcceptSession("qf.fifo", undefined),
+      new UseSession(0, { kind: "receive", max: 1 }),
+      new Settle(0, { kind: "deadLetter", reason: "bad", description: undefined }, false),
+      new Receive(FIFO_DEAD_LETTERS, 1),
+      new Settle(0, { kind: "abandon", delayMs: 1_000 }, true),
+    ]));
 });

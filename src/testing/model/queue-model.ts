@@ -396,7 +396,9 @@ export class QueueModel {
       return this.#ready(queue)
         .slice(0, max)
         .map((message) => this.#lock(queue, message, lockedUntil));
-    if (this.#options.fifoReceive === "session") return this.#receiveBorrowed(queue, max);
+    // A dead-letter sub-queue requires no session: its plain receive takes groups as any FIFO queue's.
+    if (this.#options.fifoReceive === "session" && !queueName.endsWith(DEAD_LETTER_SUBQUEUE))
+      return this.#receiveBorrowed(queue, max);
     const received: ModelDelivery[] = [];
     for (const sessionId of this.#freeGroups(queue)) {
       // A plain receive's locks replace whatever session held the group before.

@@ -7,8 +7,8 @@ import type { Settlement } from "./settlement.js";
  * lock (renewing it at half its remaining time) until the delay ends, then abandons it, so the
  * message comes back after the delay with its delivery count + 1 and its sequence number, as the
  * contract says. A message of a session is kept while its session holds (its lock is the
- * session's), and comes back when the session ends if that is sooner. A process that ends sooner lets the lock lapse: the message then comes back
- * when the lock ends, before the delay.
+ * session's), and comes back when the session ends if that is sooner. A process that ends sooner
+ * lets the lock lapse: the message then comes back when the lock ends, before the delay.
  */
 export class DelayedAbandons {
   readonly #clock: Clock;

@@ -2,7 +2,7 @@ import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { QueueError } from "../../core/errors.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { fromSdkError, type Redact } from "./errors.js";
-import { type AnyReceiver, foreignMessage, type HeldLocks } from "./held-locks.js";
+import { type AnyReceiver, foreignMessage, type HeldLocks, type HeldMessage } from "./held-locks.js";
 import type { Links } from "./links.js";
 import { parseReceipt } from "./receipts.js";
 
@@ -43,7 +43,7 @@ export class Settlement {
     const held = this.#held.find(parseReceipt(receipt));
     return (
       held !== undefined &&
-      "sessionId" in held.receiver &&
+      throughSession(held) &&
       !held.receiver.isClosed &&
       (held.message.lockedUntilUtc?.getTime() ?? 0) > nowMs
     );
@@ -69,7 +69,7 @@ export class Settlement {
     const found = this.#held.find(parsed);
     // The SDK will not renew a session's message on the session's link; asked by lock token, the
     // service says first whether the lock still holds, then that a session's lock renews with it.
-    const held = settles || found === undefined || !("sessionId" in found.receiver) ? found : undefined;
+    const held = settles || found === undefined || !throughSession(found) ? found : undefined;
     const receiver =
       held !== undefined && !held.receiver.isClosed ? held.receiver : this.#links.settler(receipt.queue);
     try {
@@ -88,4 +88,9 @@ export class Settlement {
       throw failure;
     }
   }
+}
+
+/** Whether a held message came through a session receiver (its lock is its session's). */
+function throughSession(held: HeldMessage): boolean {
+  return "sessionId" in held.receiver;
 }

@@ -53,8 +53,11 @@ export interface ReceivedMessage {
   json<T = unknown>(): T;
 }
 
-/** The fields from which a provider builds a {@link ReceivedMessage}; instants in ms since the epoch. */
-export interface ReceivedMessageFields {
+/**
+ * What a provider knows of a message apart from any lock: the fields of a {@link ReceivedMessage}
+ * and of a peeked message alike; instants in ms since the epoch.
+ */
+export interface MessageFields {
   messageId: string;
   body: Uint8Array;
   attributes: Record<string, string>;
@@ -65,10 +68,8 @@ export interface ReceivedMessageFields {
   enqueuedAtMs: number;
   firstDeliveredAtMs: number;
   deliveredAtMs: number;
-  lockedUntilMs: number;
   /** A number is turned into its decimal text only when read. */
   sequenceNumber: string | number;
-  receiptHandle: ReceiptHandle;
 }
 
 const utf8 = new TextDecoder("utf-8");
@@ -89,7 +90,12 @@ export class Delivery implements ReceivedMessage {
   readonly #deliveredAtMs: number;
   readonly #lockedUntilMs: number;
 
-  constructor(fields: ReceivedMessageFields) {
+  /**
+   * A delivery of the message `fields` describes, locked until `lockedUntilMs`. The lock comes
+   * apart from the fields so that no provider copies an object per message to add it (a spread on
+   * this path once cost the memory provider four fifths of its speed).
+   */
+  constructor(fields: MessageFields, lockedUntilMs: number, receiptHandle: ReceiptHandle) {
     this.messageId = fields.messageId;
     this.body = fields.body;
     this.attributes = fields.attributes;
@@ -98,11 +104,11 @@ export class Delivery implements ReceivedMessage {
     this.contentType = fields.contentType;
     this.deliveryCount = fields.deliveryCount;
     this.#sequenceNumber = fields.sequenceNumber;
-    this.receiptHandle = fields.receiptHandle;
+    this.receiptHandle = receiptHandle;
     this.#enqueuedAtMs = fields.enqueuedAtMs;
     this.#firstDeliveredAtMs = fields.firstDeliveredAtMs;
     this.#deliveredAtMs = fields.deliveredAtMs;
-    this.#lockedUntilMs = fields.lockedUntilMs;
+    this.#lockedUntilMs = lockedUntilMs;
   }
 
   get sequenceNumber(): string {

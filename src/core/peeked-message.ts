@@ -1,18 +1,16 @@
 import type { PeekedMessage, PeekedState } from "./admin.js";
 import { QueueError } from "./errors.js";
-import type { ReceivedMessageFields } from "./message.js";
+import type { MessageFields } from "./message.js";
 import { validateCount } from "./validation.js";
 
 /** The most messages one peek returns. */
 export const MAX_PEEK = 1_000;
 
-/** The fields from which a provider builds a {@link PeekedMessage}: a received message's, without its lock. */
-export type PeekedMessageFields = Omit<ReceivedMessageFields, "receiptHandle" | "lockedUntilMs">;
 
 const utf8 = new TextDecoder("utf-8");
 
 /** A peeked message from its fields and state. */
-export function peekedMessage(fields: PeekedMessageFields, state: PeekedState): PeekedMessage {
+export function peekedMessage(fields: MessageFields, state: PeekedState): PeekedMessage {
   const body = fields.body;
   return {
     messageId: fields.messageId,

@@ -8,8 +8,8 @@ import type {
 } from "../../core/admin.js";
 import type { Capabilities, ProviderType } from "../../core/capabilities.js";
 import { type BatchEntryResult, QueueError } from "../../core/errors.js";
-import { Delivery, type ReceivedMessage } from "../../core/message.js";
-import { type PeekedMessageFields, peekedMessage } from "../../core/peeked-message.js";
+import { Delivery, type MessageFields, type ReceivedMessage } from "../../core/message.js";
+import { peekedMessage } from "../../core/peeked-message.js";
 import type {
   OperationContext,
   OutgoingMessage,
@@ -53,21 +53,16 @@ export function toDelivery(
   queue: string,
   record: MessageRecord,
 ): ReceivedMessage {
-  return new Delivery({
-    ...messageFields(record),
-    lockedUntilMs: record.visibleAt,
+  return new Delivery(
+    messageFields(record),
+    record.visibleAt,
     // Base 36: decimal number-to-string on the hot path fills V8's old-space number-string cache and forces full GCs.
-    receiptHandle: new ReceiptHandle(
-      providerType,
-      queue,
-      `${record.seq.toString(36)}.${record.lockToken}`,
-      record.visibleAt,
-    ),
-  });
+    new ReceiptHandle(providerType, queue, `${record.seq.toString(36)}.${record.lockToken}`, record.visibleAt),
+  );
 }
 
 /** What a delivery and a peek show of a stored message. */
-function messageFields(record: MessageRecord): PeekedMessageFields {
+function messageFields(record: MessageRecord): MessageFields {
   return {
     messageId: record.messageId,
     body: Buffer.from(record.body),

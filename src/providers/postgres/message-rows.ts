@@ -1,4 +1,4 @@
-import type { PeekedMessageFields } from "../../core/peeked-message.js";
+import type { MessageFields } from "../../core/message.js";
 
 /** The columns of a message row that every read shows (node-postgres gives bigints as text). */
 export interface MessageRow {
@@ -22,7 +22,7 @@ export interface LockedMessageRow extends MessageRow {
 }
 
 /** What a delivery and a peek show of a message row; a message never delivered shows its enqueue time for both. */
-export function messageFields(row: MessageRow): PeekedMessageFields {
+export function messageFields(row: MessageRow): MessageFields {
   return {
     messageId: row.message_id,
     body: row.body,

@@ -369,15 +369,10 @@ export class PostgresMessages {
   /** A locked row as a delivery whose receipt names its lock. */
   #delivery(queue: string, row: LockedMessageRow): Delivery {
     const lockedUntilMs = Number(row.visible_at);
-    return new Delivery({
-      ...messageFields(row),
+    return new Delivery(
+      messageFields(row),
       lockedUntilMs,
-      receiptHandle: new ReceiptHandle(
-        this.#providerType,
-        queue,
-        `${row.seq}.${row.lock_token}`,
-        lockedUntilMs,
-      ),
-    });
+      new ReceiptHandle(this.#providerType, queue, `${row.seq}.${row.lock_token}`, lockedUntilMs),
+    );
   }
 }

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { ServiceBusMessage, ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
 import type { PeekedMessage } from "../../core/admin.js";
 import { QueueError } from "../../core/errors.js";
-import { Delivery } from "../../core/message.js";
-import { type PeekedMessageFields, peekedMessage } from "../../core/peeked-message.js";
+import { Delivery, type MessageFields } from "../../core/message.js";
+import { peekedMessage } from "../../core/peeked-message.js";
 import type { OutgoingMessage } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../engine/dead-letters.js";
@@ -99,12 +99,19 @@ function attributesOf(message: ServiceBusReceivedMessage, queue: string): Record
   return attributes;
 }
 
-/** What a delivery and a peek show alike of a message from the SDK. */
+/**
+ * What a delivery (`receivedAtMs` its time) or a peek (`receivedAtMs` undefined) shows of a
+ * message from the SDK. A delivery counts itself (the JS SDK shows the service's count of earlier
+ * ones); a peek shows the deliveries so far and, with no delivery times, the enqueue time for both.
+ */
 function messageFields(
   message: ServiceBusReceivedMessage,
   queue: string,
   nowMs: number,
-): Omit<PeekedMessageFields, "deliveryCount" | "firstDeliveredAtMs" | "deliveredAtMs"> {
+  receivedAtMs: number | undefined,
+): MessageFields {
+  const enqueuedAtMs = message.enqueuedTimeUtc?.getTime() ?? nowMs;
+  const deliveryCount = (message.deliveryCount ?? 0) + (receivedAtMs === undefined ? 0 : 1);
   return {
     messageId: message.messageId === undefined ? "" : String(message.messageId),
     body: bodyOf(message.body),
@@ -112,7 +119,10 @@ function messageFields(
     sessionId: message.sessionId,
     correlationId: message.correlationId === undefined ? undefined : String(message.correlationId),
     contentType: message.contentType,
-    enqueuedAtMs: message.enqueuedTimeUtc?.getTime() ?? nowMs,
+    deliveryCount,
+    enqueuedAtMs,
+    firstDeliveredAtMs: deliveryCount === 1 && receivedAtMs !== undefined ? receivedAtMs : enqueuedAtMs,
+    deliveredAtMs: receivedAtMs ?? enqueuedAtMs,
     sequenceNumber: message.sequenceNumber?.toString() ?? "",
   };
 }
@@ -132,21 +142,11 @@ export function toDelivery(
   if (lockToken === undefined)
     throw new QueueError("Provider", `a message received from ${queue} carries no lock token`);
   const lockedUntilMs = message.lockedUntilUtc?.getTime() ?? nowMs;
-  const fields = messageFields(message, queue, nowMs);
-  const deliveryCount = (message.deliveryCount ?? 0) + 1;
-  return new Delivery({
-    ...fields,
-    deliveryCount,
-    firstDeliveredAtMs: deliveryCount === 1 ? nowMs : fields.enqueuedAtMs,
-    deliveredAtMs: nowMs,
+  return new Delivery(
+    messageFields(message, queue, nowMs, nowMs),
     lockedUntilMs,
-    receiptHandle: new ReceiptHandle(
-      providerType,
-      queue,
-      receiptToken(lockToken, message.sessionId),
-      lockedUntilMs,
-    ),
-  });
+    new ReceiptHandle(providerType, queue, receiptToken(lockToken, message.sessionId), lockedUntilMs),
+  );
 }
 
 /**
@@ -162,14 +162,8 @@ export function toPeekedMessage(
   queue: string,
   nowMs: number,
 ): PeekedMessage {
-  const fields = messageFields(message, queue, nowMs);
   return peekedMessage(
-    {
-      ...fields,
-      deliveryCount: message.deliveryCount ?? 0,
-      firstDeliveredAtMs: fields.enqueuedAtMs,
-      deliveredAtMs: fields.enqueuedAtMs,
-    },
+    messageFields(message, queue, nowMs, undefined),
     message.state === "active" ? "active" : "delayed",
   );
 }

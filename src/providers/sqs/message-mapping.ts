@@ -233,25 +233,22 @@ export function decodeMessage(
   }
   const groupId = system.MessageGroupId;
   const sentAt = Number(system.SentTimestamp) || nowMs;
-  const delivery = new Delivery({
-    messageId: reserved[RESERVED_ATTRIBUTES.messageId] ?? sqsMessageId,
-    body: decodeBody(message.Body ?? "", reserved[RESERVED_ATTRIBUTES.encoding]),
-    attributes,
-    sessionId: groupId ?? reserved[RESERVED_ATTRIBUTES.sessionId],
-    correlationId: reserved[RESERVED_ATTRIBUTES.correlationId],
-    contentType: reserved[RESERVED_ATTRIBUTES.contentType],
-    deliveryCount: Number(system.ApproximateReceiveCount) || 1,
-    enqueuedAtMs: sentAt,
-    firstDeliveredAtMs: Number(system.ApproximateFirstReceiveTimestamp) || nowMs,
-    deliveredAtMs: nowMs,
+  const delivery = new Delivery(
+    {
+      messageId: reserved[RESERVED_ATTRIBUTES.messageId] ?? sqsMessageId,
+      body: decodeBody(message.Body ?? "", reserved[RESERVED_ATTRIBUTES.encoding]),
+      attributes,
+      sessionId: groupId ?? reserved[RESERVED_ATTRIBUTES.sessionId],
+      correlationId: reserved[RESERVED_ATTRIBUTES.correlationId],
+      contentType: reserved[RESERVED_ATTRIBUTES.contentType],
+      deliveryCount: Number(system.ApproximateReceiveCount) || 1,
+      enqueuedAtMs: sentAt,
+      firstDeliveredAtMs: Number(system.ApproximateFirstReceiveTimestamp) || nowMs,
+      deliveredAtMs: nowMs,
+      sequenceNumber: system.SequenceNumber ?? sentAt,
+    },
     lockedUntilMs,
-    sequenceNumber: system.SequenceNumber ?? sentAt,
-    receiptHandle: new ReceiptHandle(
-      "sqs",
-      queue.name,
-      receiptToken(queue.url, receiptHandle),
-      lockedUntilMs,
-    ),
-  });
+    new ReceiptHandle("sqs", queue.name, receiptToken(queue.url, receiptHandle), lockedUntilMs),
+  );
   return { delivery, sqsMessageId, receiptHandle, groupId, sourceQueueArn: system.DeadLetterQueueSourceArn };
 }

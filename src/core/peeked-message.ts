@@ -6,7 +6,6 @@ import { validateCount } from "./validation.js";
 /** The most messages one peek returns. */
 export const MAX_PEEK = 1_000;
 
-
 const utf8 = new TextDecoder("utf-8");
 
 /** A peeked message from its fields and state. */

@@ -57,7 +57,12 @@ export function toDelivery(
     messageFields(record),
     record.visibleAt,
     // Base 36: decimal number-to-string on the hot path fills V8's old-space number-string cache and forces full GCs.
-    new ReceiptHandle(providerType, queue, `${record.seq.toString(36)}.${record.lockToken}`, record.visibleAt),
+    new ReceiptHandle(
+      providerType,
+      queue,
+      `${record.seq.toString(36)}.${record.lockToken}`,
+      record.visibleAt,
+    ),
   );
 }
 

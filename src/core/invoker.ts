@@ -71,15 +71,14 @@ export class Invoker {
   ): Promise<T> {
     this.assertOpen();
     const context = this.#contextFollowing(signal);
-    const { operationMs } = this.#settings;
-    const attempt = this.#settings.boundedCalls
-      ? () => call(context)
-      : () => this.#deadlines.race(call(context), waitMs + operationMs, what);
     try {
-      return await attempt();
+      return await this.#attempt(what, call, context, waitMs);
     } catch (first) {
+      // The closure that repeats the call is made only once a call failed: the calls that succeed
+      // at once, nearly all of them, allocate nothing but their context.
+      const again = () => this.#attempt(what, call, context, waitMs);
       try {
-        return await retryAfterFailure(first, attempt, {
+        return await retryAfterFailure(first, again, {
           policy: this.#settings.retryPolicy,
           clock: this.#settings.clock,
           signal: this.#closing.signal,
@@ -93,6 +92,17 @@ export class Invoker {
         throw error;
       }
     }
+  }
+
+  /** One attempt of a call: under a deadline of `waitMs` plus the operation timeout unless the provider bounds its own calls. */
+  #attempt<T>(
+    what: string,
+    call: (context: OperationContext) => Promise<T>,
+    context: OperationContext,
+    waitMs: number,
+  ): Promise<T> {
+    if (this.#settings.boundedCalls) return call(context);
+    return this.#deadlines.race(call(context), waitMs + this.#settings.operationMs, what);
   }
 
   /** A context whose signal also follows `signal`, for a wait the caller may end early. */

@@ -70,11 +70,26 @@ export function validateCount(what: string, value: unknown, min: number, max: nu
   return value;
 }
 
-function optionalString(what: string, value: unknown, maxLength: number): string | undefined {
+/** How errors name a message: by its index in a batch, or as the one message of a call. */
+function messageLabel(index: number | undefined): string {
+  return index === undefined ? "message" : `message ${index}`;
+}
+
+// Names the message only when it fails: labels built for every message that passes cost a string each.
+function optionalString(
+  index: number | undefined,
+  field: string,
+  value: unknown,
+  maxLength: number,
+): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw new QueueError("Validation", `${what} must be a string`);
+  if (typeof value !== "string")
+    throw new QueueError("Validation", `${messageLabel(index)} ${field} must be a string`);
   if (value.length === 0 || value.length > maxLength)
-    throw new QueueError("Validation", `${what} must be 1 to ${maxLength} characters long`);
+    throw new QueueError(
+      "Validation",
+      `${messageLabel(index)} ${field} must be 1 to ${maxLength} characters long`,
+    );
   return value;
 }
 
@@ -111,31 +126,30 @@ export function prepareMessage(
   capabilities: Capabilities,
   index?: number,
 ): OutgoingMessage {
-  const where = index === undefined ? "message" : `message ${index}`;
   if (input === null || input === undefined || (typeof input !== "object" && typeof input !== "string"))
-    throw new QueueError("Validation", `${where} must be a string, bytes or a message object`);
+    throw new QueueError("Validation", `${messageLabel(index)} must be a string, bytes or a message object`);
   const message = toMessage(input);
   if (typeof message.body !== "string" && !(message.body instanceof Uint8Array))
-    throw new QueueError("Validation", `${where} has no body: give a string or a Uint8Array`);
+    throw new QueueError("Validation", `${messageLabel(index)} has no body: give a string or a Uint8Array`);
   const body = bodyBytes(message.body);
   const attributes = validateAttributes(message.attributes);
   const size = messageSize(body, attributes);
   if (size > capabilities.maxMessageBytes)
     throw new QueueError(
       "MessageTooLarge",
-      `${where} is ${size} bytes; the limit of this provider is ${capabilities.maxMessageBytes} bytes`,
+      `${messageLabel(index)} is ${size} bytes; the limit of this provider is ${capabilities.maxMessageBytes} bytes`,
     );
   if (message.sessionId !== undefined && message.sessionId !== null) validateSessionId(message.sessionId);
   let delayMs: number | undefined;
   if (message.delayMs !== undefined && message.delayMs !== null) {
     if (!capabilities.delayedDelivery && message.delayMs > 0)
       throw new QueueError("Unsupported", "this provider cannot delay messages");
-    delayMs = validateDuration(`${where} delayMs`, message.delayMs, 0, capabilities.maxDelayMs);
+    delayMs = validateDuration(`${messageLabel(index)} delayMs`, message.delayMs, 0, capabilities.maxDelayMs);
   }
   let timeToLiveMs: number | undefined;
   if (message.timeToLiveMs !== undefined && message.timeToLiveMs !== null)
     timeToLiveMs = validateDuration(
-      `${where} timeToLiveMs`,
+      `${messageLabel(index)} timeToLiveMs`,
       message.timeToLiveMs,
       1,
       Number.MAX_SAFE_INTEGER,
@@ -144,10 +158,10 @@ export function prepareMessage(
     body,
     attributes,
     sessionId: message.sessionId ?? undefined,
-    correlationId: optionalString(`${where} correlationId`, message.correlationId, 128),
-    messageId: optionalString(`${where} messageId`, message.messageId, 128),
-    deduplicationId: optionalString(`${where} deduplicationId`, message.deduplicationId, 128),
-    contentType: optionalString(`${where} contentType`, message.contentType, 256),
+    correlationId: optionalString(index, "correlationId", message.correlationId, 128),
+    messageId: optionalString(index, "messageId", message.messageId, 128),
+    deduplicationId: optionalString(index, "deduplicationId", message.deduplicationId, 128),
+    contentType: optionalString(index, "contentType", message.contentType, 256),
     timeToLiveMs,
     delayMs,
   };

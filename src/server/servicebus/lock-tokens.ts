@@ -42,12 +42,19 @@ export function dotnetGuidOrder(bytes: Uint8Array): Buffer {
   return swapGroups(Buffer.from(bytes));
 }
 
-/** Byte-swaps the first three groups of a UUID's bytes in place. */
+/** Byte-swaps the first three groups of a UUID's bytes in place (a view per group would be three Buffers per message). */
 function swapGroups(bytes: Buffer): Buffer {
-  bytes.subarray(0, 4).reverse();
-  bytes.subarray(4, 6).reverse();
-  bytes.subarray(6, 8).reverse();
+  swap(bytes, 0, 3);
+  swap(bytes, 1, 2);
+  swap(bytes, 4, 5);
+  swap(bytes, 6, 7);
   return bytes;
+}
+
+function swap(bytes: Buffer, i: number, j: number): void {
+  const byte = bytes[i]!;
+  bytes[i] = bytes[j]!;
+  bytes[j] = byte;
 }
 
 /** The usual text form of 16 RFC-ordered bytes. */

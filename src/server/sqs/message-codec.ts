@@ -185,18 +185,24 @@ function typedAttributes(record: MessageRecord): {
           string,
           { DataType: string; StringValue?: string; BinaryValue?: string }
         >);
+  // `for...in`, not `Object.entries`: no array of pairs per message.
   const typed: Record<string, MessageAttributeValue> = {};
-  for (const [name, { DataType, StringValue, BinaryValue }] of Object.entries(parsed))
+  for (const name in parsed) {
+    const { DataType, StringValue, BinaryValue } = parsed[name]!;
     typed[name] =
       BinaryValue === undefined
         ? { DataType, StringValue }
         : { DataType, BinaryValue: Buffer.from(BinaryValue, "base64") };
+  }
   let asSent = stored !== undefined;
-  for (const [name, value] of Object.entries(record.attributes ?? {}))
+  const plain = record.attributes ?? {};
+  for (const name in plain) {
+    const value = plain[name]!;
     if (value !== "" && typed[name] === undefined) {
       typed[name] = { DataType: "String", StringValue: value };
       asSent = false;
     }
+  }
   return { typed, asSent };
 }
 
@@ -261,30 +267,62 @@ export function toSqsMessage(
   return message;
 }
 
+/** The system attributes a message can show, in the order `All` lists them. */
+const SYSTEM_ATTRIBUTES = [
+  "SenderId",
+  "SentTimestamp",
+  "ApproximateReceiveCount",
+  "ApproximateFirstReceiveTimestamp",
+  "MessageGroupId",
+  "AWSTraceHeader",
+  "SequenceNumber",
+  "MessageDeduplicationId",
+  "DeadLetterQueueSourceArn",
+];
+
+// One attribute by name: only those asked for are made, into an object built in the order asked.
+function systemAttribute(
+  name: string,
+  record: MessageRecord,
+  queue: QueueRecord,
+  addresses: QueueAddresses,
+): string | undefined {
+  switch (name) {
+    case "SenderId":
+      return record.properties?.[KEY.sender] ?? addresses.accountId;
+    case "SentTimestamp":
+      return String(record.enqueuedAt);
+    case "ApproximateReceiveCount":
+      return String(record.deliveryCount);
+    case "ApproximateFirstReceiveTimestamp":
+      return String(record.firstDeliveredAt ?? record.enqueuedAt);
+    case "MessageGroupId":
+      return record.sessionId;
+    case "AWSTraceHeader":
+      return record.properties?.[KEY.trace];
+    case "SequenceNumber":
+      return queue.fifo ? sequenceNumberOf(record.seq) : undefined;
+    case "MessageDeduplicationId":
+      return queue.fifo ? record.properties?.[KEY.deduplicationId] : undefined;
+    case "DeadLetterQueueSourceArn": {
+      const source = record.attributes?.[DEAD_LETTER_ATTRIBUTES.sourceQueue];
+      return source === undefined ? undefined : addresses.arn(source);
+    }
+    default:
+      return undefined;
+  }
+}
+
 function systemAttributes(
   record: MessageRecord,
   queue: QueueRecord,
   selection: ReceiveSelection,
   addresses: QueueAddresses,
 ): Record<string, string> {
-  const all: Record<string, string | undefined> = {
-    SenderId: record.properties?.[KEY.sender] ?? addresses.accountId,
-    SentTimestamp: String(record.enqueuedAt),
-    ApproximateReceiveCount: String(record.deliveryCount),
-    ApproximateFirstReceiveTimestamp: String(record.firstDeliveredAt ?? record.enqueuedAt),
-    MessageGroupId: record.sessionId,
-    AWSTraceHeader: record.properties?.[KEY.trace],
-  };
-  if (queue.fifo) {
-    all.SequenceNumber = sequenceNumberOf(record.seq);
-    all.MessageDeduplicationId = record.properties?.[KEY.deduplicationId];
-  }
-  const source = record.attributes?.[DEAD_LETTER_ATTRIBUTES.sourceQueue];
-  if (source !== undefined) all.DeadLetterQueueSourceArn = addresses.arn(source);
-  const wanted = selection.systemAttributes.includes("All") ? Object.keys(all) : selection.systemAttributes;
+  const wanted = selection.systemAttributes.includes("All") ? SYSTEM_ATTRIBUTES : selection.systemAttributes;
   const chosen: Record<string, string> = {};
   for (const name of wanted) {
-    const value = all[name];
+    const value = systemAttribute(name, record, queue, addresses);
     if (value !== undefined) chosen[name] = value;
   }
   return chosen;

@@ -2,6 +2,7 @@ import {
   type BatchResultErrorEntry,
   checkBatchEntries,
   type SendMessageBatchResultEntry,
+  type SendMessageResult,
   sqsError,
 } from "../../../aws/index.js";
 import type { SendOutcome } from "../../../engine/delivery.js";
@@ -21,16 +22,24 @@ export function failedEntry(id: string, error: unknown): BatchResultErrorEntry {
   };
 }
 
-function sent(outcome: SendOutcome, prepared: PreparedSend, queue: QueueRecord) {
+/**
+ * A sent message's result, with `Id` for a batch entry. Every member is always set (undefined
+ * when absent, which neither encoder writes), so the results of all messages share one shape.
+ */
+function sent(
+  outcome: SendOutcome,
+  prepared: PreparedSend,
+  queue: QueueRecord,
+  id?: string,
+): SendMessageResult & { Id?: string } {
   if (!outcome.ok) throw outcome.error;
   return {
+    Id: id,
     MessageId: outcome.messageId,
     MD5OfMessageBody: prepared.md5OfBody,
-    ...(prepared.md5OfAttributes === undefined ? {} : { MD5OfMessageAttributes: prepared.md5OfAttributes }),
-    ...(prepared.md5OfSystemAttributes === undefined
-      ? {}
-      : { MD5OfMessageSystemAttributes: prepared.md5OfSystemAttributes }),
-    ...(queue.fifo ? { SequenceNumber: sequenceNumberOf(outcome.seq) } : {}),
+    MD5OfMessageAttributes: prepared.md5OfAttributes,
+    MD5OfMessageSystemAttributes: prepared.md5OfSystemAttributes,
+    SequenceNumber: queue.fifo ? sequenceNumberOf(outcome.seq) : undefined,
   };
 }
 
@@ -96,7 +105,7 @@ export const sendHandlers: Handlers = {
     outcomes.forEach((outcome, index) => {
       const { id, prepared } = accepted[index]!;
       try {
-        successful.push({ Id: id, ...sent(outcome, prepared, queue) } as SendMessageBatchResultEntry);
+        successful.push(sent(outcome, prepared, queue, id) as SendMessageBatchResultEntry);
       } catch (error) {
         failed.push(failedEntry(id, error));
       }

@@ -86,8 +86,12 @@ function propertyText(value: unknown): string {
 /** The attributes of a received message; on a dead-letter queue, the reason in queue-runtime's words and the source queue. */
 function attributesOf(message: ServiceBusReceivedMessage, queue: string): Record<string, string> {
   const attributes: Record<string, string> = {};
-  for (const [key, value] of Object.entries(message.applicationProperties ?? {}))
+  const properties = message.applicationProperties;
+  // `for...in`, not `Object.entries`: no array of pairs per message received.
+  for (const key in properties) {
+    const value = properties[key];
     if (value !== undefined && value !== null) attributes[key] = propertyText(value);
+  }
   const source = deadLetterSource(queue);
   if (source !== undefined) {
     const reason = message.deadLetterReason ?? attributes[DEAD_LETTER_ATTRIBUTES.reason];

@@ -86,48 +86,51 @@ export class DeliveryRunner {
         const index = next++;
         const delivery = claimed[index]!;
         const subscriber = this.#subscribers.get(delivery.subscriber)!;
-        settlements[index] =
-          this.#clock.now() + subscriber.timeoutMs + MIN_SETTLE_MS > claimedUntil
-            ? { deliveryId: delivery.deliveryId, claim: delivery.claim, outcome: "released" }
-            : await this.#attempt(subscriber, delivery);
+        const now = this.#clock.now();
+        if (now + subscriber.timeoutMs + MIN_SETTLE_MS > claimedUntil) {
+          settlements[index] = {
+            deliveryId: delivery.deliveryId,
+            claim: delivery.claim,
+            outcome: "released",
+          };
+          continue;
+        }
+        const failure = this.#run(subscriber, delivery, now);
+        // An attempt that ended at once is settled without waiting a turn for it.
+        settlements[index] = this.#settlement(
+          subscriber,
+          delivery,
+          failure instanceof Promise ? await failure : failure,
+        );
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.#concurrency, claimed.length) }, worker));
     return settlements;
   }
 
-  async #attempt(subscriber: ResolvedSubscriber, delivery: ClaimedDelivery): Promise<DeliverySettlement> {
+  /** How an attempt that ended with `failure` (undefined on success) is settled. */
+  #settlement(
+    subscriber: ResolvedSubscriber,
+    delivery: ClaimedDelivery,
+    failure: string | undefined,
+  ): DeliverySettlement {
     const { deliveryId, claim } = delivery;
-    const error = await this.#run(subscriber, delivery);
-    if (error === undefined) return { deliveryId, claim, outcome: "done" };
+    if (failure === undefined) return { deliveryId, claim, outcome: "done" };
     const now = this.#clock.now();
     if (delivery.attempt >= subscriber.retryPolicy.maxAttempts)
-      return { deliveryId, claim, outcome: "failed", dueAt: now, error };
+      return { deliveryId, claim, outcome: "failed", dueAt: now, error: failure };
     const delay = backoffDelay(subscriber.retryPolicy, delivery.attempt, undefined);
-    return { deliveryId, claim, outcome: "retry", dueAt: now + delay, error };
+    return { deliveryId, claim, outcome: "retry", dueAt: now + delay, error: failure };
   }
 
-  /** Runs one attempt; resolves nothing on success, else the failure's code (never its message). */
-  async #run(subscriber: ResolvedSubscriber, delivery: ClaimedDelivery): Promise<string | undefined> {
+  /** Runs one attempt, started at `startedAt`: nothing on success, else the failure's code (never its message). */
+  #run(
+    subscriber: ResolvedSubscriber,
+    delivery: ClaimedDelivery,
+    startedAt: number,
+  ): string | undefined | Promise<string | undefined> {
     // Made when the subscriber first reads its signal (or the time is up): most never do.
     let controller: AbortController | undefined;
-    let timer: { cancel(): void } | undefined;
-    const timedOut = new Promise<string>((resolve) => {
-      timer = this.#clock.setTimer(
-        () => {
-          controller ??= new AbortController();
-          controller.abort(
-            new QueueError(
-              "Timeout",
-              `subscriber ${subscriber.name} took longer than ${subscriber.timeoutMs} ms`,
-            ),
-          );
-          resolve("timeout");
-        },
-        subscriber.timeoutMs,
-        true,
-      );
-    });
     const context: DeliveryContext = {
       deliveryId: deliveryIdOf(delivery.deliveryId),
       attempt: delivery.attempt,
@@ -139,20 +142,50 @@ export class DeliveryRunner {
         return controller.signal;
       },
     };
-    const attempt = (async () => {
-      try {
-        await subscriber.handle(JSON.parse(delivery.payload) as never, context);
-        return undefined;
-      } catch (error) {
-        return failureCode(error);
-      }
-    })();
+    let answer: unknown;
     try {
-      return await Promise.race([attempt, timedOut]);
-    } finally {
-      timer?.cancel();
+      answer = subscriber.handle(JSON.parse(delivery.payload) as never, context);
+      // A subscriber that answered at once cannot have run out of time: only one that answers
+      // with a Promise is raced against a timer, so a synchronous one costs no timer.
+      if (!isPromiseLike(answer)) return undefined;
+    } catch (error) {
+      return failureCode(error);
     }
+    return new Promise((resolve) => {
+      const timer = this.#clock.setTimer(
+        () => {
+          controller ??= new AbortController();
+          controller.abort(
+            new QueueError(
+              "Timeout",
+              `subscriber ${subscriber.name} took longer than ${subscriber.timeoutMs} ms`,
+            ),
+          );
+          resolve("timeout");
+        },
+        Math.max(0, subscriber.timeoutMs - (this.#clock.now() - startedAt)),
+        true,
+      );
+      Promise.resolve(answer).then(
+        () => {
+          timer.cancel();
+          resolve(undefined);
+        },
+        (error: unknown) => {
+          timer.cancel();
+          resolve(failureCode(error));
+        },
+      );
+    });
   }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 const CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;

@@ -51,7 +51,11 @@ export class Intake {
   /** Reads and stores a batch of one queue's messages; never throws. */
   async take(queue: ResolvedQueue, arrivals: readonly Arrival[]): Promise<IntakeResult> {
     if (arrivals.length === 0) return { outcomes: [], failure: undefined };
-    const readings = await Promise.all(arrivals.map((arrival) => readMessage(queue.rules, arrival.body)));
+    const read = arrivals.map((arrival) => readMessage(queue.rules, arrival.body));
+    // Most schemas answer at once: only a batch with an answer still to come waits, as a whole.
+    const readings = read.some((reading) => reading instanceof Promise)
+      ? await Promise.all(read)
+      : (read as Reading[]);
     const pending = this.#pending(queue, arrivals, readings);
     try {
       return { outcomes: await this.#commit(pending), failure: undefined };

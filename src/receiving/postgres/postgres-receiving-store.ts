@@ -118,7 +118,8 @@ class PostgresReceivingStore implements ReceivingStore {
     return this.#transaction(async (client) => {
       let outcomes: KeepOutcome[] = [];
       if (commit.keep.length > 0) {
-        const parked = commit.keep.flatMap((event) => (event.parkedId === undefined ? [] : [event.parkedId]));
+        const parked: number[] = [];
+        for (const event of commit.keep) if (event.parkedId !== undefined) parked.push(event.parkedId);
         if (parked.length > 0) await client.query({ ...sql.deleteParked, values: [parked] });
         const { rows } = await client.query<{ queue: string; id: string }>({
           ...sql.keep,

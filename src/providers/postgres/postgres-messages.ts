@@ -222,9 +222,10 @@ export class PostgresMessages {
 
   /** Deletes the message of a receipt whose lock holds, in one statement with the others of this turn. */
   complete(queue: PostgresQueue, receipt: ReceiptHandle, now: number): Promise<void> {
+    const { seq, lockToken } = lockOf(receipt);
     return this.#completes.settle(
       queue.id,
-      { ...lockOf(receipt), now },
+      { seq, lockToken, now },
       `completing a message of ${receipt.queue}`,
     );
   }
@@ -234,9 +235,10 @@ export class PostgresMessages {
    * after `delayMs`; in one statement with the others of this turn.
    */
   abandon(queue: PostgresQueue, receipt: ReceiptHandle, delayMs: number, now: number): Promise<void> {
+    const { seq, lockToken } = lockOf(receipt);
     return this.#abandons.settle(
       queue.id,
-      { ...lockOf(receipt), now, queue, delayMs },
+      { seq, lockToken, now, queue, delayMs },
       `abandoning a message of ${receipt.queue}`,
     );
   }

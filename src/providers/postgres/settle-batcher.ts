@@ -3,6 +3,8 @@ import { QueueError } from "../../core/errors.js";
 /** One settlement waiting for its statement. */
 interface PendingSettlement<Item> {
   readonly item: Item;
+  /** What prefixes its `InvalidReceipt` failure. */
+  readonly what: string;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
@@ -36,16 +38,7 @@ export class SettleBatcher<Item> {
         batch = [];
         this.#pending.set(queueId, batch);
       }
-      batch.push({
-        item,
-        resolve,
-        reject: (error) =>
-          reject(
-            QueueError.is(error, "InvalidReceipt")
-              ? new QueueError("InvalidReceipt", `${what}: ${error.message}`)
-              : error,
-          ),
-      });
+      batch.push({ item, what, resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
         setImmediate(() => this.#flush());
@@ -72,12 +65,17 @@ export class SettleBatcher<Item> {
           one.reject(
             new QueueError(
               "InvalidReceipt",
-              "the lock of this receipt has ended or the message was settled already",
+              `${one.what}: the lock of this receipt has ended or the message was settled already`,
             ),
           );
       });
     } catch (error) {
-      for (const one of batch) one.reject(error);
+      for (const one of batch)
+        one.reject(
+          QueueError.is(error, "InvalidReceipt")
+            ? new QueueError("InvalidReceipt", `${one.what}: ${error.message}`)
+            : error,
+        );
     }
   }
 }

@@ -1,6 +1,8 @@
 import { fork } from "node:child_process";
 import { once } from "node:events";
-import { cpus } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** One measured contender of a benchmark. */
@@ -30,18 +32,40 @@ export function measure(
   });
 }
 
+/** How {@link measureTimed} starts a run. */
+export interface TimedOptions {
+  /**
+   * Start from a collected heap (when the process allows it), so a setup's garbage is not billed
+   * to the work; true by default. A forced full collection also throws away the optimised code
+   * that refers to objects it frees, so a run that must start warm passes false.
+   */
+  readonly collect?: boolean;
+}
+
 /** Runs `work`, which resolves with its own time in ms (a {@link drain}'s), and measures its CPU time. */
 export async function measureTimed(
   name: string,
   items: number,
   work: () => Promise<number>,
+  { collect = true }: TimedOptions = {},
 ): Promise<Measurement> {
-  // Start from a collected heap (when the process allows it), so a setup's garbage is not billed to the work.
-  (globalThis as { gc?: () => void }).gc?.();
+  if (collect) (globalThis as { gc?: () => void }).gc?.();
   const cpuBefore = process.cpuUsage();
   const ms = await work();
   const cpu = process.cpuUsage(cpuBefore);
   return { name, items, ms, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/** A file's path in a temporary directory of its own, and how to remove the directory with all written there. */
+export interface TemporaryFile {
+  readonly path: string;
+  readonly remove: () => void;
+}
+
+/** A path named `name` in a new temporary directory (SQLite's -wal and -shm files land beside it). */
+export function temporaryFile(name: string): TemporaryFile {
+  const directory = mkdtempSync(join(tmpdir(), "queue-runtime-bench-"));
+  return { path: join(directory, name), remove: () => rmSync(directory, { recursive: true, force: true }) };
 }
 
 /** The best (fastest) of `runs` measurements, to damp the noise of a shared machine. */

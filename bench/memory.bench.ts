@@ -23,12 +23,12 @@ async function oneAtATime(): Promise<Measurement> {
   return result;
 }
 
-// The steady state of a busy queue: each batch is sent, received and completed before the next.
-async function pipelined(): Promise<Measurement> {
+/** Ours in the steady state of a busy queue: each batch of 10 is sent, received and completed one by one before the next. */
+export async function pipelined(count = MESSAGES): Promise<Measurement> {
   const client = await freshClient();
   const batch = Array.from({ length: 10 }, () => body);
-  const result = await measure("queue-runtime memory, batches of 10, pipelined", MESSAGES, async () => {
-    for (let i = 0; i < MESSAGES; i += 10) {
+  const result = await measure("queue-runtime memory, batches of 10, pipelined", count, async () => {
+    for (let i = 0; i < count; i += 10) {
       await client.sendMessages("bench", batch);
       const messages = await client.receiveMessages("bench", 10);
       for (const message of messages) await client.completeMessage(message.receiptHandle);
@@ -77,11 +77,12 @@ async function atDepth(depth: number): Promise<Measurement> {
   return result;
 }
 
-async function fastqFloor(): Promise<Measurement> {
-  return measure("fastq push + drain (in-process floor)", MESSAGES, async () => {
+/** The floor: fastq pushing `count` items to a no-op async worker and awaiting them all. */
+export async function fastqFloor(count = MESSAGES): Promise<Measurement> {
+  return measure("fastq push + drain (in-process floor)", count, async () => {
     const queue = fastq.promise(async (_item: string) => undefined, 1);
     const pending: Promise<unknown>[] = [];
-    for (let i = 0; i < MESSAGES; i++) pending.push(queue.push(body));
+    for (let i = 0; i < count; i++) pending.push(queue.push(body));
     await Promise.all(pending);
   });
 }
@@ -117,4 +118,5 @@ export async function run(): Promise<void> {
   console.log(`\ndepth ratio (time per op at 1,000,000 / at 10): ${(deep.ms / shallow.ms).toFixed(2)}`);
 }
 
+// A no-op unless `isolated` started this very module, so importing it (as the guard does) runs nothing.
 await serveContender(import.meta.url, contenders);

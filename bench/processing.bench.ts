@@ -13,8 +13,8 @@ const message = { id: 1 };
 const FASTQ = "fastq push + synchronous worker callback";
 const FASTQ_PROMISE = "fastq.promise push + async worker";
 
-function expectAll(name: string, done: number): void {
-  if (done !== MESSAGES) throw new Error(`${name} completed ${done} of ${MESSAGES} messages`);
+function expectAll(name: string, done: number, count = MESSAGES): void {
+  if (done !== count) throw new Error(`${name} completed ${done} of ${count} messages`);
 }
 
 /**
@@ -37,12 +37,14 @@ async function bestOfAlternating(
   return best.map((measurement) => measurement!);
 }
 
-// Callback style: the processor completes at once and a completion callback counts. `tickEvery`
-// is how many messages are added between two ticks, as a started queue would see under load.
-function messageQueueCallbacks(tickEvery: number): Promise<Measurement> {
+/**
+ * Callback style: the processor completes at once and a completion callback counts. `tickEvery`
+ * is how many of the `count` messages are added between two ticks, as a started queue would see under load.
+ */
+export function messageQueueCallbacks(tickEvery: number, count = MESSAGES): Promise<Measurement> {
   const shape =
-    tickEvery >= MESSAGES ? "one tick for all" : `a tick every ${tickEvery.toLocaleString("en-US")} adds`;
-  return measure(`MessageQueue add + complete, ${shape}`, MESSAGES, () => {
+    tickEvery >= count ? "one tick for all" : `a tick every ${tickEvery.toLocaleString("en-US")} adds`;
+  return measure(`MessageQueue add + complete, ${shape}`, count, () => {
     let done = 0;
     const onCompleted = () => {
       done++;
@@ -50,26 +52,28 @@ function messageQueueCallbacks(tickEvery: number): Promise<Measurement> {
     const queue = new MessageQueue<typeof message>({
       onProcessMessage: (_message, complete) => complete(MessageQueueResult.Success),
     });
-    for (let i = 1; i <= MESSAGES; i++) {
+    for (let i = 1; i <= count; i++) {
       queue.add(message, onCompleted);
       if (i % tickEvery === 0) queue.doWork();
     }
     queue.doWork();
-    expectAll("MessageQueue", done);
+    expectAll("MessageQueue", done, count);
   });
 }
 
-// fastq's callback API with a synchronous worker: each push runs the worker and its completion
-// at once, so it never holds more than one message.
-function fastqCallbacks(): Promise<Measurement> {
-  return measure(FASTQ, MESSAGES, () => {
+/**
+ * fastq's callback API with a synchronous worker: each push runs the worker and its completion
+ * at once, so it never holds more than one message.
+ */
+export function fastqCallbacks(count = MESSAGES): Promise<Measurement> {
+  return measure(FASTQ, count, () => {
     let done = 0;
     const onDone = () => {
       done++;
     };
-    const queue = fastq((_item: typeof message, callback: fastq.done) => callback(null), MESSAGES);
-    for (let i = 0; i < MESSAGES; i++) queue.push(message, onDone);
-    expectAll("fastq", done);
+    const queue = fastq((_item: typeof message, callback: fastq.done) => callback(null), count);
+    for (let i = 0; i < count; i++) queue.push(message, onDone);
+    expectAll("fastq", done, count);
   });
 }
 
@@ -109,7 +113,7 @@ function pQueuePromises(): Promise<Measurement> {
 /** One million no-op messages through MessageQueue, fastq and p-queue, with fastq as the baseline. */
 export async function run(): Promise<void> {
   const callbackRows = await bestOfAlternating(CALLBACK_ROUNDS, [
-    fastqCallbacks,
+    () => fastqCallbacks(),
     () => messageQueueCallbacks(1_000),
     () => messageQueueCallbacks(MESSAGES),
   ]);

@@ -1,6 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { z } from "zod";
@@ -22,6 +20,7 @@ import {
   type Runs,
   rate,
   report,
+  temporaryFile,
 } from "./lib.js";
 import { freshSchema, POSTGRES_URL as POSTGRES, postgresSettings } from "./postgres-schema.js";
 
@@ -39,9 +38,7 @@ const DELIVERY_BATCH = 100;
 /** The goals: events per second end to end, and ours at least this share of its floor's rate. */
 const GOAL_RATE = { sqlite: 5_000, postgres: 2_000 } as const;
 const GOAL_FLOOR_SHARE = 0.5;
-const directory = mkdtempSync(join(tmpdir(), "queue-runtime-receiving-bench-"));
 let runCounter = 0;
-let targetCounter = 0;
 
 /** What the event's schema keeps of a message. */
 interface OrderShipped {
@@ -79,10 +76,10 @@ const benchSchema: StandardSchemaV1<unknown, OrderShipped> = {
 /** The same event read by zod, as extra information on what a common validator costs. */
 const zodSchema = z.object({ orderId: z.string(), sku: z.string(), quantity: z.number().int().min(1) });
 
-/** The bodies of one run, each with an id of its own. */
-function bodies(): string[] {
+/** The `count` bodies of one run, each with an id of its own. */
+function bodies(count: number): string[] {
   const run = runCounter++;
-  return Array.from({ length: EVENTS }, (_, i) =>
+  return Array.from({ length: count }, (_, i) =>
     JSON.stringify({
       id: `evt-${run}-${i}`,
       type: "order_shipped",
@@ -93,10 +90,10 @@ function bodies(): string[] {
   );
 }
 
-/** A memory queue client whose queue holds `EVENTS` fresh messages. */
-async function filledQueue(): Promise<QueueClient> {
+/** A memory queue client whose queue holds `count` fresh messages. */
+async function filledQueue(count: number): Promise<QueueClient> {
   const client = await createClient({ provider: { type: "memory", lockDurationMs: 600_000 } });
-  const all = bodies();
+  const all = bodies(count);
   for (let i = 0; i < all.length; i += 1_000) await client.sendMessages(QUEUE, all.slice(i, i + 1_000));
   return client;
 }
@@ -126,16 +123,10 @@ interface Target {
   cleanup(): Promise<void>;
 }
 
-/** A fresh SQLite file. */
+/** A fresh SQLite file, in a temporary directory of its own. */
 function sqliteTarget(): Target & { readonly path: string } {
-  const path = join(directory, `run-${targetCounter++}.db`);
-  return {
-    path,
-    store: () => sqliteStore(path),
-    async cleanup() {
-      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
-    },
-  };
+  const { path, remove } = temporaryFile("receiving.db");
+  return { path, store: () => sqliteStore(path), cleanup: async () => remove() };
 }
 
 /** A fresh PostgreSQL schema, with a pool whose search_path is it. */
@@ -178,14 +169,15 @@ function serverCpuSince(before: Map<number, number>): number {
   return total;
 }
 
-/** Measures `work` and, on PostgreSQL, notes the server's CPU beside ours. */
+/** Measures `work` on `count` events and, on PostgreSQL, notes the server's CPU beside ours. */
 async function measureRun(
   name: string,
+  count: number,
   onPostgres: boolean,
   work: () => Promise<unknown>,
 ): Promise<Measurement> {
   const before = onPostgres ? postgresServerCpuMs() : undefined;
-  const result = await measure(name, EVENTS, work);
+  const result = await measure(name, count, work);
   if (before !== undefined) result.note = `server CPU ${Math.round(serverCpuSince(before))} ms`;
   return result;
 }
@@ -197,14 +189,16 @@ interface OursOptions {
   /** The event's schema (default: the hand-written one). */
   readonly schema?: StandardSchemaV1<unknown, OrderShipped>;
   readonly onPostgres: boolean;
+  /** Events through the run (default `EVENTS`). */
+  readonly events?: number;
 }
 
 /**
  * Ours: Receivers on one memory queue, ticking until the no-op subscriber has run for every event.
  */
 async function ours(name: string, target: Target, options: OursOptions): Promise<Measurement> {
-  const { receivers = 1, schema = benchSchema, onPostgres } = options;
-  const client = await filledQueue();
+  const { receivers = 1, schema = benchSchema, onPostgres, events = EVENTS } = options;
+  const client = await filledQueue(events);
   const event = defineEvent("OrderShipped", { wireName: "order_shipped", schema });
   let delivered = 0;
   const errors: unknown[] = [];
@@ -229,11 +223,11 @@ async function ours(name: string, target: Target, options: OursOptions): Promise
   try {
     // Tables are created before the clock starts, as the floors' are.
     for (const { store } of made) await store.open();
-    const result = await measureRun(name, onPostgres, () =>
+    const result = await measureRun(name, events, onPostgres, () =>
       Promise.all(
         made.map(async ({ receiver }) => {
-          for (let ticks = 0; delivered < EVENTS; ticks++) {
-            if (ticks > EVENTS) throw new Error(`${name}: no progress after ${ticks} ticks`);
+          for (let ticks = 0; delivered < events; ticks++) {
+            if (ticks > events) throw new Error(`${name}: no progress after ${ticks} ticks`);
             await receiver.tick();
           }
         }),
@@ -241,8 +235,8 @@ async function ours(name: string, target: Target, options: OursOptions): Promise
     );
     const kept = made.reduce((sum, { receiver }) => sum + receiver.metrics.kept, 0);
     if (errors.length > 0) throw errors[0];
-    if (kept !== EVENTS || delivered !== EVENTS)
-      throw new Error(`${name}: kept ${kept} and delivered ${delivered} of ${EVENTS} events`);
+    if (kept !== events || delivered !== events)
+      throw new Error(`${name}: kept ${kept} and delivered ${delivered} of ${events} events`);
     await expectEmpty(client, name);
     return result;
   } finally {
@@ -250,6 +244,11 @@ async function ours(name: string, target: Target, options: OursOptions): Promise
     await client.close();
     await target.cleanup();
   }
+}
+
+/** Ours on SQLite: one Receiver with sqliteStore and the hand-written schema, through `events` events. */
+export function sqliteReceiver(events = EVENTS): Promise<Measurement> {
+  return ours("ours: Receiver + sqliteStore", sqliteTarget(), { onPostgres: false, events });
 }
 
 /** The subscriber of the floors: reads the payload, as ours hands subscribers the parsed value, and does nothing. */
@@ -265,8 +264,8 @@ const FLOOR_PREFIX = "floor_";
  * delivery) in one transaction per batch of 10, then the due deliveries selected 100 at a time,
  * run, and deleted with their outbox rows; better-sqlite3 directly, WAL and synchronous=NORMAL.
  */
-async function sqliteFloor(): Promise<Measurement> {
-  const client = await filledQueue();
+export async function sqliteFloor(events = EVENTS): Promise<Measurement> {
+  const client = await filledQueue(events);
   const target = sqliteTarget();
   const tables = sqliteStore(target.path, { tablePrefix: FLOOR_PREFIX });
   await tables.open();
@@ -304,8 +303,8 @@ async function sqliteFloor(): Promise<Measurement> {
       }
     });
     let delivered = 0;
-    const result = await measureRun("floor: better-sqlite3 transactions", false, async () => {
-      while (delivered < EVENTS) {
+    const result = await measureRun("floor: better-sqlite3 transactions", events, false, async () => {
+      while (delivered < events) {
         const completions: Promise<unknown>[] = [];
         for (let batch = 0; batch < BATCHES_PER_ROUND; batch++) {
           const messages = await client.receiveMessages(QUEUE, RECEIVE_BATCH, 0);
@@ -328,7 +327,7 @@ async function sqliteFloor(): Promise<Measurement> {
         }
       }
     });
-    if (delivered !== EVENTS) throw new Error(`SQLite floor delivered ${delivered} of ${EVENTS} events`);
+    if (delivered !== events) throw new Error(`SQLite floor delivered ${delivered} of ${events} events`);
     await expectEmpty(client, "SQLite floor");
     return result;
   } finally {
@@ -390,7 +389,7 @@ async function inTransaction(pool: pg.Pool, work: (client: pg.PoolClient) => Pro
  * Its statements are prepared (named), as ours are.
  */
 async function postgresFloor(loops: number): Promise<Measurement> {
-  const client = await filledQueue();
+  const client = await filledQueue(EVENTS);
   const target = await postgresTarget();
   const { pool } = target;
   try {
@@ -444,7 +443,9 @@ async function postgresFloor(loops: number): Promise<Measurement> {
       }
     };
     const name = `floor: pg transactions${loops > 1 ? `, ${loops} concurrent loops` : ""}`;
-    const result = await measureRun(name, true, () => Promise.all(Array.from({ length: loops }, loop)));
+    const result = await measureRun(name, EVENTS, true, () =>
+      Promise.all(Array.from({ length: loops }, loop)),
+    );
     if (delivered !== EVENTS) throw new Error(`PostgreSQL floor delivered ${delivered} of ${EVENTS} events`);
     await expectEmpty(client, "PostgreSQL floor");
     return result;
@@ -485,47 +486,43 @@ export async function run(): Promise<void> {
     `\nreceiving: ${format(EVENTS)} events per run, best of ${RUNS} rounds (the contenders take turns in each)` +
       "; CPU is this process's (user + system); on PostgreSQL the server's CPU (every `postgres` process) is noted beside it.",
   );
-  try {
-    if (STORES.includes("sqlite")) {
-      const [ourRuns, zodRuns, floorRuns] = await bestOfRounds(RUNS, [
-        () => ours("ours: Receiver + sqliteStore", sqliteTarget(), { onPostgres: false }),
-        () =>
-          ours("ours: Receiver + sqliteStore, zod schema", sqliteTarget(), {
-            schema: zodSchema,
-            onPostgres: false,
-          }),
-        sqliteFloor,
-      ]);
-      report(
-        "Receiving on SQLite: memory queue → store → subscriber, events end to end",
-        [ourRuns!.best, zodRuns!.best, floorRuns!.best],
-        floorRuns!.best.name,
-      );
-      goals("Receiving on SQLite", GOAL_RATE.sqlite, [{ ours: ourRuns!, floor: floorRuns! }]);
-    }
-    if (STORES.includes("postgres")) {
-      console.log(`\nPostgreSQL server: ${await postgresSettings()}`);
-      const [ourRuns, ourTwoRuns, floorRuns, floorTwoRuns] = await bestOfRounds(RUNS, [
-        async () => ours("ours: Receiver + postgresStore", await postgresTarget(), { onPostgres: true }),
-        async () =>
-          ours("ours: 2 Receivers + postgresStore, concurrent", await postgresTarget(), {
-            receivers: 2,
-            onPostgres: true,
-          }),
-        () => postgresFloor(1),
-        () => postgresFloor(2),
-      ]);
-      report(
-        "Receiving on PostgreSQL: memory queue → store → subscriber, events end to end",
-        [ourRuns!.best, ourTwoRuns!.best, floorRuns!.best, floorTwoRuns!.best],
-        floorRuns!.best.name,
-      );
-      goals("Receiving on PostgreSQL", GOAL_RATE.postgres, [
-        { ours: ourRuns!, floor: floorRuns! },
-        { ours: ourTwoRuns!, floor: floorTwoRuns! },
-      ]);
-    }
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
+  if (STORES.includes("sqlite")) {
+    const [ourRuns, zodRuns, floorRuns] = await bestOfRounds(RUNS, [
+      () => sqliteReceiver(),
+      () =>
+        ours("ours: Receiver + sqliteStore, zod schema", sqliteTarget(), {
+          schema: zodSchema,
+          onPostgres: false,
+        }),
+      () => sqliteFloor(),
+    ]);
+    report(
+      "Receiving on SQLite: memory queue → store → subscriber, events end to end",
+      [ourRuns!.best, zodRuns!.best, floorRuns!.best],
+      floorRuns!.best.name,
+    );
+    goals("Receiving on SQLite", GOAL_RATE.sqlite, [{ ours: ourRuns!, floor: floorRuns! }]);
+  }
+  if (STORES.includes("postgres")) {
+    console.log(`\nPostgreSQL server: ${await postgresSettings()}`);
+    const [ourRuns, ourTwoRuns, floorRuns, floorTwoRuns] = await bestOfRounds(RUNS, [
+      async () => ours("ours: Receiver + postgresStore", await postgresTarget(), { onPostgres: true }),
+      async () =>
+        ours("ours: 2 Receivers + postgresStore, concurrent", await postgresTarget(), {
+          receivers: 2,
+          onPostgres: true,
+        }),
+      () => postgresFloor(1),
+      () => postgresFloor(2),
+    ]);
+    report(
+      "Receiving on PostgreSQL: memory queue → store → subscriber, events end to end",
+      [ourRuns!.best, ourTwoRuns!.best, floorRuns!.best, floorTwoRuns!.best],
+      floorRuns!.best.name,
+    );
+    goals("Receiving on PostgreSQL", GOAL_RATE.postgres, [
+      { ours: ourRuns!, floor: floorRuns! },
+      { ours: ourTwoRuns!, floor: floorTwoRuns! },
+    ]);
   }
 }

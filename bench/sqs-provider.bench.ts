@@ -1,6 +1,6 @@
 import { CreateQueueCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createClient } from "../src/index.js";
-import { drain, type Measurement, measureTimed, report } from "./lib.js";
+import { type DrainWork, drain, type Measurement, measureTimed, report } from "./lib.js";
 import { providerWork } from "./provider-work.js";
 import { sdkWork } from "./sdk-work.js";
 import {
@@ -15,36 +15,50 @@ const ROUNDS = Number(process.env.SQS_BENCH_ROUNDS ?? 3);
 const WORKERS = 8;
 const BATCH = 10;
 const body = JSON.stringify({ order: 42, sku: "A-1", qty: 3 });
+const bodies = Array.from({ length: BATCH }, () => body);
 
-async function awsSdk(endpoint: string, round: number): Promise<Measurement> {
-  const sqs = new SQSClient({ endpoint, region: "us-east-1", credentials });
-  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `sdk-${round}` }));
-  const bodies = Array.from({ length: BATCH }, () => body);
-  const result = await measureTimed("@aws-sdk/client-sqs 3.1175", MESSAGES, () =>
-    drain(
-      MESSAGES,
-      BATCH,
-      WORKERS,
-      sdkWork(() => sqs, QueueUrl!, bodies),
-    ),
-  );
-  sqs.destroy();
-  return result;
+/** A client's side of the contest: the work of {@link drain} on a queue of its own, and how to let the client go. */
+export interface SqsSide {
+  readonly work: DrainWork;
+  readonly close: () => Promise<void>;
 }
 
-async function queueRuntime(endpoint: string, round: number): Promise<Measurement> {
+/** The AWS SDK's side, on a new queue `queue` of the server at `endpoint`. */
+export async function sdkSide(endpoint: string, queue: string): Promise<SqsSide> {
+  const sqs = new SQSClient({ endpoint, region: "us-east-1", credentials });
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: queue }));
+  return { work: sdkWork(() => sqs, QueueUrl!, bodies), close: async () => sqs.destroy() };
+}
+
+/** Our sqs provider's side, on a new queue `queue` of the server at `endpoint`. */
+export async function providerSide(endpoint: string, queue: string): Promise<SqsSide> {
   const client = await createClient({
     provider: { type: "sqs", endpoint, region: "us-east-1", credentials },
   });
-  const queue = `ours-${round}`;
   await client.admin.createQueue(queue, { deadLetterQueue: null });
-  const bodies = Array.from({ length: BATCH }, () => body);
-  const result = await measureTimed("queue-runtime sqs provider", MESSAGES, () =>
-    drain(MESSAGES, BATCH, WORKERS, providerWork(client, queue, bodies)),
-  );
-  await client.close();
-  return result;
+  return { work: providerWork(client, queue, bodies), close: () => client.close() };
 }
+
+/** Sends, receives and deletes `count` messages through `side` ({@link WORKERS} workers, batches of {@link BATCH}); resolves with the ms until the last delete. */
+export function drainSide(side: SqsSide, count: number): Promise<number> {
+  return drain(count, BATCH, WORKERS, side.work);
+}
+
+/** Times `MESSAGES` messages through a fresh side, closed afterwards. */
+async function timed(name: string, side: Promise<SqsSide>): Promise<Measurement> {
+  const opened = await side;
+  try {
+    return await measureTimed(name, MESSAGES, () => drainSide(opened, MESSAGES));
+  } finally {
+    await opened.close();
+  }
+}
+
+const awsSdk = (endpoint: string, round: number) =>
+  timed("@aws-sdk/client-sqs 3.1175", sdkSide(endpoint, `sdk-${round}`));
+
+const queueRuntime = (endpoint: string, round: number) =>
+  timed("queue-runtime sqs provider", providerSide(endpoint, `ours-${round}`));
 
 const perMessage = (row: Measurement): number => ((row.cpuMs ?? 0) * 1000) / row.items;
 

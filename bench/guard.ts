@@ -22,7 +22,8 @@ const ratios: readonly GuardedRatio[] = [
     floorName: "fastq",
     figure: "msg/s",
     direction: "at least",
-    // The issue's 1.2x fails the fixed code on a loaded 2-core machine (0.72x-0.84x); the spread bug measures 0.33x.
+    // Ten runs beside `npm test` measured 0.71x-1.09x (this floor of 200,000 items is faster than the
+    // suite's of 1,000,000); b26e0f8's spread put back, 0.35x-0.38x.
     threshold: 0.5,
     rounds: 3,
     contenders: inProcesses("memory", "fastq"),
@@ -33,7 +34,7 @@ const ratios: readonly GuardedRatio[] = [
     floorName: "better-sqlite3",
     figure: "msg/s",
     direction: "at least",
-    // Measured 0.37x-0.50x on a loaded 2-core machine: the issue's 0.5x would fail at random.
+    // Ten runs beside `npm test` measured 0.40x-0.61x: the issue's 0.5x would fail at random.
     threshold: 0.3,
     rounds: 3,
     contenders: inProcesses("sqlite", "sqlite-floor"),
@@ -44,7 +45,8 @@ const ratios: readonly GuardedRatio[] = [
     floorName: "fastq",
     figure: "msg/s",
     direction: "at least",
-    threshold: 1.0,
+    // Ten runs beside `npm test` measured 1.07x-1.48x.
+    threshold: 0.8,
     rounds: 3,
     contenders: inProcesses("processing", "fastq-callbacks"),
   },
@@ -54,8 +56,8 @@ const ratios: readonly GuardedRatio[] = [
     floorName: "@aws-sdk/client-sqs",
     figure: "CPU µs/msg",
     direction: "at most",
-    // Warm clients measured 0.38x (53 against 141 µs) on a loaded 2-core machine; the suite, 0.19x-0.33x.
-    threshold: 0.5,
+    // Ten runs beside `npm test` measured 0.26x-0.41x, and a quiet run once 0.48x: the suite, 0.29x-0.40x.
+    threshold: 0.6,
     rounds: 3,
     contenders: () => sqsContest(SQS_MESSAGES, SQS_WARM_UP),
   },
@@ -65,7 +67,8 @@ const ratios: readonly GuardedRatio[] = [
     floorName: "better-sqlite3",
     figure: "msg/s",
     direction: "at least",
-    threshold: 0.5,
+    // Ten runs beside `npm test` measured 0.52x-0.78x.
+    threshold: 0.4,
     rounds: 3,
     contenders: inProcesses("receiving", "receiving-floor"),
   },

@@ -3,6 +3,7 @@ import {
   checkMessageAttributes,
   checkMessageSystemAttributes,
   findInvalidCharacter,
+  MESSAGE_SYSTEM_ATTRIBUTE_NAMES,
   type Message,
   type MessageAttributeValue,
   md5OfMessageAttributes,
@@ -267,18 +268,8 @@ export function toSqsMessage(
   return message;
 }
 
-/** The system attributes a message can show, in the order `All` lists them. */
-const SYSTEM_ATTRIBUTES = [
-  "SenderId",
-  "SentTimestamp",
-  "ApproximateReceiveCount",
-  "ApproximateFirstReceiveTimestamp",
-  "MessageGroupId",
-  "AWSTraceHeader",
-  "SequenceNumber",
-  "MessageDeduplicationId",
-  "DeadLetterQueueSourceArn",
-];
+/** What `All` asks for: every system attribute a message can show. */
+const ALL_SYSTEM_ATTRIBUTES = MESSAGE_SYSTEM_ATTRIBUTE_NAMES.filter((name) => name !== "All");
 
 // One attribute by name: only those asked for are made, into an object built in the order asked.
 function systemAttribute(
@@ -319,7 +310,9 @@ function systemAttributes(
   selection: ReceiveSelection,
   addresses: QueueAddresses,
 ): Record<string, string> {
-  const wanted = selection.systemAttributes.includes("All") ? SYSTEM_ATTRIBUTES : selection.systemAttributes;
+  const wanted = selection.systemAttributes.includes("All")
+    ? ALL_SYSTEM_ATTRIBUTES
+    : selection.systemAttributes;
   const chosen: Record<string, string> = {};
   for (const name of wanted) {
     const value = systemAttribute(name, record, queue, addresses);

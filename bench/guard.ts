@@ -18,8 +18,6 @@ const SQS_WARM_UP = 10_000;
 const ratios: readonly GuardedRatio[] = [
   {
     name: "memory pipelined vs fastq",
-    oursName: "queue-runtime",
-    floorName: "fastq",
     figure: "msg/s",
     direction: "at least",
     // Ten runs beside `npm test` measured 0.71x-1.09x (this floor of 200,000 items is faster than the
@@ -30,8 +28,6 @@ const ratios: readonly GuardedRatio[] = [
   },
   {
     name: "sqlite batches of 10 vs better-sqlite3",
-    oursName: "queue-runtime",
-    floorName: "better-sqlite3",
     figure: "msg/s",
     direction: "at least",
     // Ten runs beside `npm test` measured 0.40x-0.61x: the issue's 0.5x would fail at random.
@@ -41,8 +37,6 @@ const ratios: readonly GuardedRatio[] = [
   },
   {
     name: "processing MessageQueue vs fastq",
-    oursName: "MessageQueue",
-    floorName: "fastq",
     figure: "msg/s",
     direction: "at least",
     // Ten runs beside `npm test` measured 1.07x-1.48x.
@@ -52,8 +46,6 @@ const ratios: readonly GuardedRatio[] = [
   },
   {
     name: "sqs provider client CPU vs AWS SDK",
-    oursName: "queue-runtime",
-    floorName: "@aws-sdk/client-sqs",
     figure: "CPU µs/msg",
     direction: "at most",
     // Ten runs beside `npm test` measured 0.26x-0.41x, and a quiet run once 0.48x: the suite, 0.29x-0.40x.
@@ -63,8 +55,6 @@ const ratios: readonly GuardedRatio[] = [
   },
   {
     name: "receiving on SQLite vs better-sqlite3",
-    oursName: "Receiver + sqliteStore",
-    floorName: "better-sqlite3",
     figure: "msg/s",
     direction: "at least",
     // Ten runs beside `npm test` measured 0.52x-0.78x.

@@ -86,10 +86,10 @@ export function formatNumber(value: number): string {
   return Math.round(value).toLocaleString("en-US");
 }
 
-/** A contender's fastest run, and the rate of each of its runs (how noisy the machine was). */
+/** A contender's fastest run, and every run of it (how noisy the machine was). */
 export interface Runs {
   readonly best: Measurement;
-  readonly rates: readonly number[];
+  readonly all: readonly Measurement[];
 }
 
 /**
@@ -109,7 +109,7 @@ export async function bestOfRounds(
     }
   return all.map((runs) => ({
     best: runs.reduce((best, run) => (run.ms < best.ms ? run : best)),
-    rates: runs.map(rate),
+    all: runs,
   }));
 }
 

@@ -366,7 +366,7 @@ export async function run(): Promise<void> {
   );
   console.log("\nEach run (msg/s):");
   contenders.forEach((contender, index) => {
-    console.log(`- ${contender.key}: ${runs[index]!.rates.map(format).join(", ")}`);
+    console.log(`- ${contender.key}: ${runs[index]!.all.map(rate).map(format).join(", ")}`);
   });
   goals((key) => bests[contenders.findIndex((contender) => contender.key === key)]);
   await receiveCostByDepth();

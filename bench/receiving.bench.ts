@@ -470,7 +470,7 @@ function goals(
   console.log("|---|---:|---:|---|---:|---:|---:|---|---|---|");
   for (const { ours, floor } of pairs) {
     const share = rate(ours.best) / rate(floor.best);
-    const runs = `${ours.rates.map(format).join(", ")} / ${floor.rates.map(format).join(", ")}`;
+    const runs = `${ours.all.map(rate).map(format).join(", ")} / ${floor.all.map(rate).map(format).join(", ")}`;
     console.log(
       `| ${ours.best.name} | ${format(rate(ours.best))} | ${format(ours.best.cpuMs ?? 0)} | ${floor.best.name} | ${format(rate(floor.best))} | ${format(floor.best.cpuMs ?? 0)} | ${share.toFixed(2)}x | ${runs} | ${rate(ours.best) >= goalRate ? "met" : "NOT met"} | ${share >= GOAL_FLOOR_SHARE ? "met" : "NOT met"} |`,
     );

@@ -1,4 +1,4 @@
-import { bestOfRounds, formatNumber, type Measurement, rate } from "../lib.js";
+import { bestOfRounds, formatNumber, type Measurement, type Runs, rate } from "../lib.js";
 
 /** What a ratio compares: items per second (higher is better) or client CPU µs per item (lower is better). */
 export type Figure = "msg/s" | "CPU µs/msg";
@@ -16,9 +16,6 @@ export interface Contest {
 /** One ratio the guard keeps: ours over the floor, in `figure`, must be `direction` `threshold`. */
 export interface GuardedRatio {
   readonly name: string;
-  /** Names of the two contenders in a failure's line. */
-  readonly oursName: string;
-  readonly floorName: string;
   readonly figure: Figure;
   readonly direction: Direction;
   readonly threshold: number;
@@ -31,8 +28,9 @@ export interface GuardedRatio {
 /** A ratio as measured once. */
 export interface Verdict {
   readonly ratio: GuardedRatio;
-  readonly ours: number;
-  readonly floor: number;
+  /** Each contender's name (as its measurements give it) and best figure. */
+  readonly ours: { readonly name: string; readonly figure: number };
+  readonly floor: { readonly name: string; readonly figure: number };
   readonly value: number;
   readonly passed: boolean;
   /** Whether this is the re-measurement after a first failure. */
@@ -61,24 +59,21 @@ export async function measureRatio(
 ): Promise<Verdict> {
   const started = performance.now();
   const contest = await ratio.contenders();
-  const runs: [Measurement[], Measurement[]] = [[], []];
-  // Kept here rather than from bestOfRounds' fastest run: a CPU figure wants each run, not the fastest.
-  const kept = (index: 0 | 1, run: () => Promise<Measurement>) => async () => {
-    const m = await run();
-    runs[index].push(m);
-    return m;
-  };
+  let runs: Runs[];
   try {
-    await bestOfRounds(rounds, [kept(0, contest.ours), kept(1, contest.floor)]);
+    runs = await bestOfRounds(rounds, [contest.ours, contest.floor]);
   } finally {
     await contest.close?.();
   }
-  const ours = bestFigure(ratio.figure, runs[0]);
-  const floor = bestFigure(ratio.figure, runs[1]);
-  const value = ours / floor;
+  // Each contender's best figure over all its runs: a CPU figure's best run need not be the fastest.
+  const [ours, floor] = runs.map(({ best, all }) => ({
+    name: best.name,
+    figure: bestFigure(ratio.figure, all),
+  }));
+  const value = ours!.figure / floor!.figure;
   const passed = ratio.direction === "at least" ? value >= ratio.threshold : value <= ratio.threshold;
   const seconds = (performance.now() - started) / 1000;
-  return { ratio, ours, floor, value, passed, remeasured, rounds, seconds };
+  return { ratio, ours: ours!, floor: floor!, value, passed, remeasured, rounds, seconds };
 }
 
 /** A figure as the table shows it: whole messages per second, or µs with two decimals. */
@@ -89,7 +84,7 @@ function formatFigure(figure: Figure, value: number): string {
 /** The table's row of a verdict. */
 export function row(verdict: Verdict): string {
   const { ratio } = verdict;
-  return `| ${ratio.name}${verdict.remeasured ? ", re-measured" : ""} | ${verdict.rounds} | ${verdict.seconds.toFixed(1)} | ${formatFigure(ratio.figure, verdict.ours)} | ${formatFigure(ratio.figure, verdict.floor)} | ${verdict.value.toFixed(2)}x | ${ratio.direction} ${ratio.threshold}x | ${verdict.passed ? "PASS" : "FAIL"} |`;
+  return `| ${ratio.name}${verdict.remeasured ? ", re-measured" : ""} | ${verdict.rounds} | ${verdict.seconds.toFixed(1)} | ${formatFigure(ratio.figure, verdict.ours.figure)} | ${formatFigure(ratio.figure, verdict.floor.figure)} | ${verdict.value.toFixed(2)}x | ${ratio.direction} ${ratio.threshold}x | ${verdict.passed ? "PASS" : "FAIL"} |`;
 }
 
 /** The header of the table {@link row} fills. */
@@ -100,5 +95,5 @@ export const TABLE_HEADER =
 export function failureLine(verdict: Verdict): string {
   const { ratio } = verdict;
   const side = ratio.direction === "at least" ? "below" : "above";
-  return `bench:guard: ${ratio.name} is ${verdict.value.toFixed(2)}x, ${side} the ${ratio.threshold}x threshold (${ratio.oursName} ${formatFigure(ratio.figure, verdict.ours)}, ${ratio.floorName} ${formatFigure(ratio.figure, verdict.floor)})`;
+  return `bench:guard: ${ratio.name} is ${verdict.value.toFixed(2)}x, ${side} the ${ratio.threshold}x threshold (${verdict.ours.name} ${formatFigure(ratio.figure, verdict.ours.figure)}, ${verdict.floor.name} ${formatFigure(ratio.figure, verdict.floor.figure)})`;
 }

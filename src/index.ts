@@ -22,6 +22,24 @@ export type {
   SqsProviderConfig,
 } from "./core/config.js";
 export { parseQueueUrl } from "./core/config.js";
+export type {
+  BatchContext,
+  BatchHandler,
+  Consumer,
+  ConsumerEvents,
+  ConsumerMetrics,
+  MessageContext,
+  MessageHandler,
+  StopOptions,
+} from "./core/consumer/consumer.js";
+export { DeadLetterError } from "./core/consumer/dead-letter-error.js";
+export type {
+  ConsumeBatchesOptions,
+  ConsumeOptions,
+  ConsumeSessionsOptions,
+  RateLimit,
+  RetryDelays,
+} from "./core/consumer/options.js";
 export type { BatchEntryResult, QueueErrorCode, QueueErrorOptions } from "./core/errors.js";
 export { QUEUE_ERROR_CODES, QueueError } from "./core/errors.js";
 export type { ProviderFactory } from "./core/factory.js";
@@ -34,6 +52,7 @@ export type { RetryListener, RetryPolicy } from "./core/retry.js";
 export { backoffDelay, DEFAULT_RETRY_POLICY } from "./core/retry.js";
 export type { StandardClientOptions } from "./core/standard-queue-client.js";
 export { StandardQueueClient } from "./core/standard-queue-client.js";
+export type { SchemaOutput, StandardIssue, StandardSchemaV1 } from "./core/standard-schema.js";
 export { StandardSessionClient } from "./core/standard-session-client.js";
 export { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "./engine/dead-letters.js";
 export { deadLetterQueueName } from "./engine/queue-settings.js";

@@ -1,7 +1,10 @@
 import type { QueueAdmin } from "./admin.js";
 import type { Capabilities, ProviderType } from "./capabilities.js";
+import type { BatchHandler, Consumer, MessageHandler } from "./consumer/consumer.js";
+import type { ConsumeBatchesOptions, ConsumeOptions, ConsumeSessionsOptions } from "./consumer/options.js";
 import type { MessageInput, ReceivedMessage } from "./message.js";
 import type { ReceiptHandle } from "./receipt-handle.js";
+import type { AnySchema, SchemaOutput, StandardSchemaV1 } from "./standard-schema.js";
 
 /** Options every waiting call accepts. */
 export interface WaitOptions {
@@ -53,6 +56,27 @@ export interface QueueClient {
     timeoutMs?: number,
     options?: WaitOptions,
   ): Promise<SessionClient>;
+  /**
+   * Runs `handler` on every message of `queue` until stopped: up to `concurrency` at once, locks
+   * renewed while it runs, completed when it resolves, abandoned with backoff when it throws.
+   */
+  consume<Schema extends StandardSchemaV1 = AnySchema>(
+    queue: string,
+    handler: MessageHandler<SchemaOutput<Schema>>,
+    options?: ConsumeOptions<Schema>,
+  ): Consumer;
+  /** Runs `handler` on batches of up to `maxBatchSize` messages of `queue` until stopped. */
+  consumeBatches<Schema extends StandardSchemaV1 = AnySchema>(
+    queue: string,
+    handler: BatchHandler<SchemaOutput<Schema>>,
+    options?: ConsumeBatchesOptions<Schema>,
+  ): Consumer;
+  /** Runs `handler` on the sessions of `queue`, up to `maxConcurrentSessions` at once, each in order, one message at a time. */
+  consumeSessions<Schema extends StandardSchemaV1 = AnySchema>(
+    queue: string,
+    handler: MessageHandler<SchemaOutput<Schema>>,
+    options?: ConsumeSessionsOptions<Schema>,
+  ): Consumer;
   readonly providerType: ProviderType;
   readonly capabilities: Capabilities;
   /** Creating, inspecting and emptying queues. */
@@ -63,7 +87,7 @@ export interface QueueClient {
   supportsSessions(): boolean;
   /** True when the provider sends and receives in batches. */
   supportsBatching(): boolean;
-  /** Ends waiting receives (they resolve empty), releases the provider; later calls fail with `ClientClosed`. */
+  /** Stops its consumers, ends waiting receives (they resolve empty), releases the provider; later calls fail with `ClientClosed`. */
   close(): Promise<void>;
 }
 

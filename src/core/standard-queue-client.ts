@@ -2,6 +2,17 @@ import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } f
 import { receiveInRuns, retryFailedEntries, sendInRuns } from "./batch.js";
 import type { Capabilities, ProviderType } from "./capabilities.js";
 import { type Clock, systemClock } from "./clock.js";
+import { BatchConsumer } from "./consumer/batch-consumer.js";
+import type { ConsumerHost } from "./consumer/base-consumer.js";
+import type { BatchHandler, Consumer, MessageHandler } from "./consumer/consumer.js";
+import { MessageConsumer } from "./consumer/message-consumer.js";
+import {
+  type ConsumeBatchesOptions,
+  type ConsumeOptions,
+  type ConsumeSessionsOptions,
+  resolveConsumerSettings,
+} from "./consumer/options.js";
+import { SessionConsumer } from "./consumer/session-consumer.js";
 import { type BatchEntryResult, QueueError, type QueueErrorCode } from "./errors.js";
 import { Invoker } from "./invoker.js";
 import type { MessageInput, ReceivedMessage } from "./message.js";
@@ -10,6 +21,7 @@ import type { OperationContext, OutgoingMessage, QueueProvider } from "./provide
 import type { ClientMetrics, QueueClient, SessionClient, WaitOptions } from "./queue-client.js";
 import type { ReceiptHandle } from "./receipt-handle.js";
 import { type RetryListener, type RetryPolicy, resolveRetryPolicy } from "./retry.js";
+import type { AnySchema, SchemaOutput, StandardSchemaV1 } from "./standard-schema.js";
 import { StandardSessionClient } from "./standard-session-client.js";
 import {
   checkReason,
@@ -79,6 +91,8 @@ export class StandardQueueClient implements QueueClient {
   readonly admin: QueueAdmin;
   readonly metrics: ClientMetrics = emptyMetrics();
   readonly #invoker: Invoker;
+  readonly #consumers = new Set<Consumer>();
+  readonly #host: ConsumerHost;
 
   constructor(provider: QueueProvider, options: StandardClientOptions = {}) {
     this.provider = provider;
@@ -92,6 +106,11 @@ export class StandardQueueClient implements QueueClient {
       boundedCalls: provider.enforcesTimeouts === true,
     });
     this.admin = new CheckedAdmin(provider.admin, this.#invoker);
+    this.#host = {
+      client: this,
+      clock: options.clock ?? systemClock,
+      stopped: (consumer) => this.#consumers.delete(consumer),
+    };
   }
 
   get providerType(): ProviderType {
@@ -242,7 +261,58 @@ export class StandardQueueClient implements QueueClient {
     return new StandardSessionClient(session, this.provider, this.#invoker, this.metrics);
   }
 
+  consume<Schema extends StandardSchemaV1 = AnySchema>(
+    queue: string,
+    handler: MessageHandler<SchemaOutput<Schema>>,
+    options: ConsumeOptions<Schema> = {},
+  ): Consumer {
+    const settings = this.#checkConsumer("consume", queue, handler, options);
+    return this.#started(new MessageConsumer(this.#host, queue, handler as MessageHandler, settings));
+  }
+
+  consumeBatches<Schema extends StandardSchemaV1 = AnySchema>(
+    queue: string,
+    handler: BatchHandler<SchemaOutput<Schema>>,
+    options: ConsumeBatchesOptions<Schema> = {},
+  ): Consumer {
+    const settings = this.#checkConsumer("consumeBatches", queue, handler, options);
+    return this.#started(new BatchConsumer(this.#host, queue, handler as BatchHandler, settings));
+  }
+
+  consumeSessions<Schema extends StandardSchemaV1 = AnySchema>(
+    queue: string,
+    handler: MessageHandler<SchemaOutput<Schema>>,
+    options: ConsumeSessionsOptions<Schema> = {},
+  ): Consumer {
+    const settings = this.#checkConsumer("consumeSessions", queue, handler, options);
+    if (!this.supportsSessions())
+      throw new QueueError("Unsupported", `the ${this.providerType} provider has no sessions`);
+    return this.#started(new SessionConsumer(this.#host, queue, handler as MessageHandler, settings));
+  }
+
+  #checkConsumer(
+    kind: "consume" | "consumeBatches" | "consumeSessions",
+    queue: string,
+    handler: unknown,
+    options: ConsumeBatchesOptions<StandardSchemaV1> & ConsumeSessionsOptions<StandardSchemaV1>,
+  ): ReturnType<typeof resolveConsumerSettings> {
+    this.#invoker.assertOpen();
+    validateQueueName(queue);
+    if (typeof handler !== "function")
+      throw new QueueError("Configuration", `${kind}() takes a handler function after the queue name`);
+    return resolveConsumerSettings(kind, options);
+  }
+
+  #started<T extends Consumer & { start(): void }>(consumer: T): T {
+    this.#consumers.add(consumer);
+    consumer.start();
+    return consumer;
+  }
+
   async close(): Promise<void> {
+    if (this.#invoker.closed) return;
+    // Consumers first: their handlers settle what they run while the client still can.
+    await Promise.all([...this.#consumers].map((consumer) => consumer.stop()));
     if (this.#invoker.closed) return;
     this.#invoker.close();
     await this.provider.close();

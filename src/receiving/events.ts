@@ -1,5 +1,5 @@
 import { QueueError } from "../core/errors.js";
-import type { SchemaOutput, StandardSchemaV1 } from "./standard-schema.js";
+import type { SchemaOutput, StandardSchemaV1 } from "../core/standard-schema.js";
 
 /** An event a queue may carry: its name in code, its name on the wire, and the schema that reads it. */
 export interface EventDefinition<Name extends string = string, Value = unknown> {

@@ -1,3 +1,9 @@
+export type {
+  SchemaOutput,
+  StandardIssue,
+  StandardResult,
+  StandardSchemaV1,
+} from "../core/standard-schema.js";
 export type { PgPool, PgPoolClient, PgQuery, PgResult } from "../postgres/pg-pool.js";
 export type { DeliveryItem } from "./deliveries.js";
 export { Deliveries, LABEL_SEPARATOR } from "./deliveries.js";
@@ -30,7 +36,6 @@ export { RETENTION_MS, Receiver } from "./receiver.js";
 export { DEFAULT_SUBSCRIBER_RETRY, MAX_TICK_INTERVAL_MS } from "./receiver-config.js";
 export type { SqliteReceivingStoreOptions } from "./sqlite/sqlite-receiving-store.js";
 export { sqliteStore } from "./sqlite/sqlite-receiving-store.js";
-export type { SchemaOutput, StandardIssue, StandardResult, StandardSchemaV1 } from "./standard-schema.js";
 export type { ReceivingStore } from "./stores/receiving-store.js";
 export type { ReceivingStoreOptions } from "./stores/store-options.js";
 export { DEFAULT_TABLE_PREFIX } from "./stores/store-options.js";

@@ -1,4 +1,4 @@
-import type { StandardIssue, StandardPathSegment } from "./standard-schema.js";
+import { issuePath, type StandardIssue } from "../core/standard-schema.js";
 
 /** Why a message was parked. */
 export const PARK_REASONS = ["unlisted_type", "unreadable", "too_large"] as const;
@@ -23,12 +23,8 @@ export const SCHEMA_THREW: Problem = Object.freeze({ field: "", rule: "schema_er
 
 /** A Standard Schema issue as a problem: its path and its code (zod, ArkType) or type (valibot); its message, which may quote the value, is dropped. */
 export function problemOf(issue: StandardIssue): Problem {
-  const field = (issue.path ?? []).map((segment) => String(keyOf(segment))).join(".");
+  const field = issuePath(issue);
   const { code, type } = issue as { code?: unknown; type?: unknown };
   const rule = typeof code === "string" ? code : typeof type === "string" ? type : "invalid";
   return { field, rule };
-}
-
-function keyOf(segment: PropertyKey | StandardPathSegment): PropertyKey {
-  return typeof segment === "object" && segment !== null ? segment.key : segment;
 }

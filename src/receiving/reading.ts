@@ -1,7 +1,7 @@
+import type { StandardResult } from "../core/standard-schema.js";
 import type { EventDefinition } from "./events.js";
 import { type BodyPath, readPath } from "./paths.js";
 import { NOT_JSON, type ParkReason, type Problem, problemOf, SCHEMA_THREW } from "./problems.js";
-import type { StandardResult } from "./standard-schema.js";
 
 /** The largest event kept, as the UTF-8 bytes of its JSON (64 KiB); larger ones are parked `too_large`. */
 export const MAX_EVENT_BYTES = 65_536;

@@ -36,3 +36,15 @@ export interface StandardPathSegment {
 export type SchemaOutput<Schema extends StandardSchemaV1> = NonNullable<
   Schema["~standard"]["types"]
 >["output"];
+
+/** A schema that checks nothing: what a consumer without one hands its handler is `unknown`. */
+export type AnySchema = StandardSchemaV1<unknown, unknown>;
+
+/** Where an issue is, as a dotted path (`items.0.sku`); `""` for the whole value. */
+export function issuePath(issue: StandardIssue): string {
+  return (issue.path ?? []).map((segment) => String(keyOf(segment))).join(".");
+}
+
+function keyOf(segment: PropertyKey | StandardPathSegment): PropertyKey {
+  return typeof segment === "object" && segment !== null ? segment.key : segment;
+}

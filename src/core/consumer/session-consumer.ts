@@ -1,0 +1,225 @@
+import { sleep } from "../clock.js";
+import { type QueueError, toQueueError } from "../errors.js";
+import type { ReceivedMessage } from "../message.js";
+import type { SessionClient } from "../queue-client.js";
+import { BaseConsumer, type ConsumerHost, LOCK_LOST } from "./base-consumer.js";
+import type { MessageHandler } from "./consumer.js";
+import { type HeldMessage, halfwayTo } from "./held-message.js";
+import type { Kept } from "./lock-keeper.js";
+import type { ConsumerSettings } from "./options.js";
+
+/**
+ * `client.consumeSessions()`: up to `maxConcurrentSessions` sessions held at once, each running
+ * its messages one at a time in order, its lock renewed while it is held.
+ */
+export class SessionConsumer extends BaseConsumer {
+  readonly #handler: MessageHandler;
+  readonly #held = new Set<HeldSession>();
+  #inFlight = 0;
+
+  constructor(host: ConsumerHost, queue: string, handler: MessageHandler, settings: ConsumerSettings) {
+    super(host, queue, settings);
+    this.#handler = handler;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  start(): void {
+    for (let i = 0; i < this.settings.concurrency; i++) void this.#acceptLoop();
+  }
+
+  // Accepts and receives wait on the stopping signal, which stop() aborts: nothing else waits.
+  protected wake(): void {}
+
+  protected async giveBackWaiting(): Promise<void> {
+    await Promise.all([...this.#held].map((held) => this.#giveBackPending(held)));
+  }
+
+  protected override async abortRunning(): Promise<void> {
+    await super.abortRunning();
+    // Handlers that outlived the stop no longer hold their sessions: another consumer may take them now.
+    await Promise.all([...this.#held].map((held) => this.#close(held)));
+  }
+
+  protected override pauseSession(held: HeldMessage, delayMs: number): void {
+    for (const session of this.#held)
+      if (session.session === held.session) {
+        session.abandoned = true;
+        session.pauseMs = Math.max(session.pauseMs, delayMs);
+      }
+  }
+
+  /** One of `maxConcurrentSessions` loops: accepts the next free session, holds it while it has messages, again. */
+  async #acceptLoop(): Promise<void> {
+    this.enter();
+    let failures = 0;
+    try {
+      while (this.running) {
+        let session: SessionClient;
+        try {
+          session = await this.client.acceptSession(this.queue, undefined, this.settings.receiveWaitMs, {
+            signal: this.stopping.signal,
+          });
+          failures = 0;
+        } catch (error) {
+          const failure = toQueueError(error);
+          if (!this.running || failure.code === "ClientClosed") break;
+          if (failure.code === "NoSessionAvailable") {
+            this.noteEmpty();
+            continue;
+          }
+          this.report(failure);
+          await this.backOff(++failures);
+          continue;
+        }
+        await this.#hold(new HeldSession(this, session, this.renews, this.clock.now()));
+      }
+    } finally {
+      this.leave();
+    }
+  }
+
+  async #hold(held: HeldSession): Promise<void> {
+    this.#held.add(held);
+    this.keeper.add(held);
+    try {
+      while (this.running && !held.lost) {
+        let messages: ReceivedMessage[];
+        try {
+          messages = await held.session.receiveMessages(
+            this.settings.prefetch,
+            this.settings.sessionIdleTimeoutMs,
+            {
+              signal: this.stopping.signal,
+            },
+          );
+        } catch (error) {
+          const failure = toQueueError(error);
+          if (LOCK_LOST.has(failure.code)) this.loseSession(held, failure);
+          else if (this.running) this.report(failure);
+          break;
+        }
+        if (messages.length === 0) break;
+        for (const message of messages) held.pending.push(this.hold(message, held.session));
+        this.#inFlight += messages.length;
+        await this.#runPending(held);
+        if (held.pauseMs > 0 && this.running) await sleep(this.clock, held.pauseMs, this.stopping.signal);
+        held.pauseMs = 0;
+      }
+    } finally {
+      this.keeper.remove(held);
+      await this.#giveBackPending(held);
+      await this.#close(held);
+      this.#held.delete(held);
+    }
+  }
+
+  /** Runs the session's received messages in order; stops at the first given back, so that none overtakes it. */
+  async #runPending(held: HeldSession): Promise<void> {
+    held.abandoned = false;
+    while (held.pending.length > 0 && this.running && !held.lost && !held.abandoned) {
+      const wait = this.limiter?.tryStart() ?? 0;
+      if (wait > 0) {
+        await sleep(this.clock, wait, this.stopping.signal);
+        continue;
+      }
+      const message = held.pending.shift()!;
+      held.renewUntilMs = held.renews
+        ? this.clock.now() + this.settings.maxLockRenewalMs
+        : Number.NEGATIVE_INFINITY;
+      this.keeper.update(held);
+      try {
+        await this.process(message, this.#handler);
+      } finally {
+        held.renewUntilMs = held.renews ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+        this.keeper.update(held);
+        this.release(message);
+        this.#inFlight--;
+      }
+    }
+    await this.#giveBackPending(held);
+  }
+
+  /** Abandons, last first, what the session received and did not start, so that it comes again in order. */
+  async #giveBackPending(held: HeldSession): Promise<void> {
+    const pending = held.pending.splice(0);
+    for (const message of pending.reverse()) {
+      if (message.claim()) await this.settle(message, { kind: "abandon", delayMs: 0 });
+      this.release(message);
+      this.#inFlight--;
+    }
+  }
+
+  async #close(held: HeldSession): Promise<void> {
+    if (held.lost) return;
+    try {
+      await held.session.closeSession();
+    } catch (error) {
+      if (this.running) this.report(toQueueError(error));
+    }
+  }
+
+  /** Renews a held session's lock on time; never rejects. */
+  async renewSession(held: HeldSession): Promise<void> {
+    try {
+      const expiresAt = await held.session.renewSessionLock();
+      this.metrics.lockRenewals++;
+      held.renewAtMs = halfwayTo(this.clock.now(), expiresAt.getTime());
+    } catch (error) {
+      const failure = toQueueError(error);
+      if (LOCK_LOST.has(failure.code) || held.session.sessionExpiresAt.getTime() <= this.clock.now())
+        this.loseSession(held, failure);
+      else {
+        this.report(failure);
+        held.renewAtMs = this.clock.now() + 1_000;
+      }
+    }
+  }
+
+  /** The session's lock is gone: its running handler's signal aborts, and none of its messages is settled here. */
+  loseSession(held: HeldSession, error: QueueError): void {
+    if (held.lost) return;
+    held.lost = true;
+    held.renewAtMs = Number.POSITIVE_INFINITY;
+    this.metrics.locksLost++;
+    for (const kept of this.keeper.kept)
+      if ((kept as HeldMessage).session === held.session) (kept as HeldMessage).lose(error);
+    for (const message of held.pending) message.lose(error);
+    this.report(error);
+  }
+}
+
+/** A session the consumer holds: its lock, kept by the keeper, and what it received and has not run. */
+class HeldSession implements Kept {
+  readonly session: SessionClient;
+  readonly renews: boolean;
+  readonly pending: HeldMessage[] = [];
+  renewAtMs: number;
+  renewUntilMs: number;
+  deadlineMs = Number.POSITIVE_INFINITY;
+  renewing = false;
+  lost = false;
+  /** Its running message was abandoned: the rest waits, so that nothing overtakes it. */
+  abandoned = false;
+  /** How long to wait before the next receive: the delay of an abandon. */
+  pauseMs = 0;
+  readonly #consumer: SessionConsumer;
+
+  constructor(consumer: SessionConsumer, session: SessionClient, renews: boolean, nowMs: number) {
+    this.#consumer = consumer;
+    this.session = session;
+    this.renews = renews;
+    this.renewUntilMs = renews ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+    this.renewAtMs = halfwayTo(nowMs, session.sessionExpiresAt.getTime());
+  }
+
+  renew(): Promise<void> {
+    return this.#consumer.renewSession(this);
+  }
+
+  expire(): Promise<void> {
+    return Promise.resolve();
+  }
+}

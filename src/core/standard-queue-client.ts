@@ -2,8 +2,8 @@ import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } f
 import { receiveInRuns, retryFailedEntries, sendInRuns } from "./batch.js";
 import type { Capabilities, ProviderType } from "./capabilities.js";
 import { type Clock, systemClock } from "./clock.js";
-import { BatchConsumer } from "./consumer/batch-consumer.js";
 import type { ConsumerHost } from "./consumer/base-consumer.js";
+import { BatchConsumer } from "./consumer/batch-consumer.js";
 import type { BatchHandler, Consumer, MessageHandler } from "./consumer/consumer.js";
 import { MessageConsumer } from "./consumer/message-consumer.js";
 import {

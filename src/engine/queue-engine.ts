@@ -418,7 +418,20 @@ export class QueueEngine {
       const notified = await waiters.wait(queue, Math.max(wakeAt, now + 1), signal);
       if (signal?.aborted) return undefined;
       // A poll tick tries again only when another process changed the store; a wake-up or a due time always does.
-      tryNow = notified || clock.now() >= dueAt || store.changedElsewhere?.() !== false;
+      tryNow = notified || clock.now() >= dueAt || this.#changedElsewhere();
     }
+  }
+
+  /**
+   * Whether another process changed the store since this process last looked. The store answers
+   * once per change for the whole process, so every waiter here is woken to try again, not just
+   * the one that asked (the others would sleep out their whole wait).
+   */
+  #changedElsewhere(): boolean {
+    const { store, waiters } = this.#context;
+    if (store.changedElsewhere === undefined) return true;
+    if (!store.changedElsewhere()) return false;
+    waiters.notifyAll();
+    return true;
   }
 }

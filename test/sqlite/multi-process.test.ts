@@ -73,6 +73,25 @@ describe("several processes on one SQLite file", () => {
     await client.close();
   }, 30_000);
 
+  it("receives waiting on several queues in one process all see sends made by another", async () => {
+    const { path, client } = await database();
+    const queues = ["wake-a", "wake-b", "wake-c"];
+    for (const queue of queues) await client.admin.createQueue(queue);
+    const waiter = await startChild(["wait-on-each", path, ...queues]);
+    await waiter.event("ready");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const queue of queues) await client.sendMessage(queue, queue);
+    const sentAt = Date.now();
+    // The process reads another's change once; each of its waiters must hear of it, not only the first.
+    for (let i = 0; i < queues.length; i++) {
+      const { receivedAt, queue, body } = await waiter.event("receivedAt", 20_000, i);
+      expect(body).toBe(queue);
+      expect(receivedAt as number).toBeLessThan(sentAt + 1_000);
+    }
+    await waiter.exit();
+    await client.close();
+  }, 30_000);
+
   it("processes writing at once never see SQLITE_BUSY", async () => {
     const { path, client } = await database();
     await client.admin.createQueue("busy");

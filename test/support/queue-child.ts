@@ -133,6 +133,17 @@ async function wait(client: QueueClient, [queue, rounds]: readonly string[]): Pr
   }
 }
 
+/** Waits on every queue named at once, reporting when each one's message came (this machine's clock). */
+async function waitOnEach(client: QueueClient, queues: readonly string[]): Promise<void> {
+  say({ ready: true });
+  await Promise.all(
+    queues.map(async (queue) => {
+      const message = await client.receiveMessage(queue, 10_000);
+      say({ receivedAt: Date.now(), queue, body: message?.text() ?? null });
+    }),
+  );
+}
+
 /** Sends `count` messages to `queue` five at a time, reporting how many sends failed. */
 async function send(client: QueueClient, [queue, worker, count]: readonly string[]): Promise<void> {
   say({ ready: true });
@@ -156,6 +167,7 @@ export const QUEUE_CHILD_MODES: Readonly<Record<string, ChildMode>> = {
   "hold-session": holdSession,
   accept,
   wait,
+  "wait-on-each": waitOnEach,
   send,
 };
 

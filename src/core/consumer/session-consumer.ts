@@ -86,14 +86,15 @@ export class SessionConsumer extends BaseConsumer {
     this.keeper.add(held);
     try {
       while (this.running && !held.lost) {
+        // After an abandon the messages still pending stay held (giving them back would count a
+        // delivery against each): one receive brings back the abandoned one, which goes first.
+        const resuming = held.pending.length > 0;
         let messages: ReceivedMessage[];
         try {
           messages = await held.session.receiveMessages(
-            this.settings.prefetch,
-            this.settings.sessionIdleTimeoutMs,
-            {
-              signal: this.stopping.signal,
-            },
+            resuming ? 1 : this.settings.prefetch,
+            resuming ? 0 : this.settings.sessionIdleTimeoutMs,
+            { signal: this.stopping.signal },
           );
         } catch (error) {
           const failure = toQueueError(error);
@@ -101,8 +102,14 @@ export class SessionConsumer extends BaseConsumer {
           else if (this.running) this.report(failure);
           break;
         }
-        if (messages.length === 0) break;
-        for (const message of messages) held.pending.push(this.hold(message, held.session));
+        if (messages.length === 0) {
+          if (!resuming) break;
+          // The abandoned message did not come (an SQS group stays blocked while any of its
+          // messages is in flight): everything goes back, to come again in order.
+          await this.#giveBackPending(held);
+          continue;
+        }
+        for (const message of messages) insertInOrder(held.pending, this.hold(message, held.session));
         this.#inFlight += messages.length;
         await this.#runPending(held);
         if (held.pauseMs > 0 && this.running) await sleep(this.clock, held.pauseMs, this.stopping.signal);
@@ -116,7 +123,7 @@ export class SessionConsumer extends BaseConsumer {
     }
   }
 
-  /** Runs the session's received messages in order; stops at the first given back, so that none overtakes it. */
+  /** Runs the session's received messages in order; stops at one given back, so that none overtakes it. */
   async #runPending(held: HeldSession): Promise<void> {
     held.abandoned = false;
     while (held.pending.length > 0 && this.running && !held.lost && !held.abandoned) {
@@ -139,7 +146,6 @@ export class SessionConsumer extends BaseConsumer {
         this.#inFlight--;
       }
     }
-    await this.#giveBackPending(held);
   }
 
   /** Abandons, last first, what the session received and did not start, so that it comes again in order. */
@@ -222,4 +228,17 @@ class HeldSession implements Kept {
   expire(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** Puts `held` among `pending` in sequence order: an abandoned message received again goes before those received after it. */
+function insertInOrder(pending: HeldMessage[], held: HeldMessage): void {
+  const sequence = held.message.sequenceNumber;
+  let at = pending.length;
+  while (at > 0 && compareSequence(pending[at - 1]!.message.sequenceNumber, sequence) > 0) at--;
+  pending.splice(at, 0, held);
+}
+
+/** Orders two decimal sequence numbers of any length. */
+function compareSequence(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -198,9 +198,10 @@ export class ServiceBusProvider implements QueueProvider {
       );
       this.#links.giveBack(queue, receiver, false);
     } catch (error) {
-      const aborted = context.signal.aborted && isAbort(error);
-      this.#links.giveBack(queue, receiver, !aborted);
-      if (aborted) return [];
+      // An aborted receive leaves its credit on the link (the SDK does not drain it): a message
+      // the service sends there later would sit unseen until its lock ends, so the link goes too.
+      this.#links.giveBack(queue, receiver, true);
+      if (context.signal.aborted && isAbort(error)) return [];
       if (requiresSessions(error)) {
         this.#sessionQueues.add(queue);
         return this.#receiveFromSession(queue, maxMessages, waitMs, context);

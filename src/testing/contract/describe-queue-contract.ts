@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, type TestContext } from "vitest";
+import { consumerCases } from "./consumers.js";
 import { deadLetterCases } from "./dead-letters.js";
 import { errorCases } from "./errors.js";
 import { type ContractOptions, Harness, type MakeClient, resolveContractOptions } from "./harness.js";
@@ -11,7 +12,7 @@ import { sessionCases } from "./sessions.js";
 import type { Suite } from "./suite.js";
 
 /**
- * Declares the contract suite, C01–C64 of the shared semantics, for one provider. Every test
+ * Declares the contract suite, C01–C64 of the shared semantics and the consumers' C65–C79, for one provider. Every test
  * creates its own queues; a case is skipped only when the provider lacks the capability it
  * needs (or, for a case about its refusal, has it), and the skipped ids are printed at the end.
  */
@@ -67,5 +68,6 @@ export function describeQueueContract(
     errorCases(suite);
     loadCases(suite, resolved);
     peekCases(suite);
+    consumerCases(suite);
   });
 }

@@ -101,10 +101,29 @@ export class Harness {
 
   /** Creates a uniquely named queue (a session queue ends in `.fifo`) with the suite's lock duration. */
   async queue(client: QueueClient, options: QueueOptions = {}): Promise<string> {
-    const sessions = options.requiresSession === true || options.fifo === true;
-    const name = `${this.#namespace}-q${++this.#queues}${sessions ? ".fifo" : ""}`;
+    const name = this.queueName(options.requiresSession === true || options.fifo === true);
     await client.admin.createQueue(name, { lockDurationMs: this.options.lockDurationMs, ...options });
     return name;
+  }
+
+  /** A fresh queue name of this test (a session queue's ends in `.fifo`), not created. */
+  queueName(sessions = false): string {
+    return `${this.#namespace}-q${++this.#queues}${sessions ? ".fifo" : ""}`;
+  }
+
+  /**
+   * Lets time pass in steps of `stepMs` until `condition` holds (virtual time advances; real
+   * time sleeps); fails naming `what` after `maxSteps`.
+   */
+  async until(condition: () => boolean, stepMs: number, what: string, maxSteps = 400): Promise<void> {
+    for (let step = 0; !condition(); step++) {
+      if (step >= maxSteps)
+        throw new Error(`${what} did not happen within ${maxSteps} steps of ${stepMs} ms`);
+      // On virtual time, work under way (a database round trip) gets real time to finish before
+      // the clock moves on, as it would have at this instant.
+      if (this.clock !== undefined && (await settledWithin(condition, QUIET_MS))) return;
+      await this.advance(stepMs);
+    }
   }
 
   /** Lets `ms` pass: advances the virtual clock, or sleeps. */
@@ -122,6 +141,19 @@ export class Harness {
   async close(): Promise<void> {
     await Promise.allSettled(this.#clients.map((client) => client.close()));
   }
+}
+
+/** How long, in real time, `until` lets work under way finish before each step of virtual time. */
+const QUIET_MS = 20;
+
+/** Polls `condition` for up to `ms` of real time; true as soon as it holds. */
+async function settledWithin(condition: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return condition();
 }
 
 /** True when `promise` has not settled after pending callbacks ran. */

@@ -47,6 +47,7 @@ export class SessionConsumer extends BaseConsumer {
     for (const session of this.#held)
       if (session.session === held.session) {
         session.abandoned = true;
+        session.abandonedId = held.message.messageId;
         session.pauseMs = Math.max(session.pauseMs, delayMs);
       }
   }
@@ -102,15 +103,18 @@ export class SessionConsumer extends BaseConsumer {
           else if (this.running) this.report(failure);
           break;
         }
-        if (messages.length === 0) {
-          if (!resuming) break;
-          // The abandoned message did not come (an SQS group stays blocked while any of its
-          // messages is in flight): everything goes back, to come again in order.
+        if (messages.length === 0 && !resuming) break;
+        const holds = messages.map((message) => this.hold(message, held.session));
+        this.#inFlight += holds.length;
+        if (!resuming) held.pending.push(...holds);
+        else if (holds[0]?.message.messageId === held.abandonedId) held.pending.unshift(holds[0]!);
+        else {
+          // The abandoned message did not come first (an SQS group stays blocked while any of its
+          // messages is in flight; it may have been dead-lettered): all goes back, to come in order.
+          held.pending.push(...holds);
           await this.#giveBackPending(held);
           continue;
         }
-        for (const message of messages) insertInOrder(held.pending, this.hold(message, held.session));
-        this.#inFlight += messages.length;
         await this.#runPending(held);
         if (held.pauseMs > 0 && this.running) await sleep(this.clock, held.pauseMs, this.stopping.signal);
         held.pauseMs = 0;
@@ -209,6 +213,8 @@ class HeldSession implements Kept {
   lost = false;
   /** Its running message was abandoned: the rest waits, so that nothing overtakes it. */
   abandoned = false;
+  /** The id of the message last abandoned, which the next receive must bring back first. */
+  abandonedId: string | undefined;
   /** How long to wait before the next receive: the delay of an abandon. */
   pauseMs = 0;
   readonly #consumer: SessionConsumer;
@@ -228,17 +234,4 @@ class HeldSession implements Kept {
   expire(): Promise<void> {
     return Promise.resolve();
   }
-}
-
-/** Puts `held` among `pending` in sequence order: an abandoned message received again goes before those received after it. */
-function insertInOrder(pending: HeldMessage[], held: HeldMessage): void {
-  const sequence = held.message.sequenceNumber;
-  let at = pending.length;
-  while (at > 0 && compareSequence(pending[at - 1]!.message.sequenceNumber, sequence) > 0) at--;
-  pending.splice(at, 0, held);
-}
-
-/** Orders two decimal sequence numbers of any length. */
-function compareSequence(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -10,6 +10,12 @@
 // messages rather than 2,000 (moto scans the whole queue on every send and receive: 2,000 take
 // minutes) for when it runs against a moto without the race.
 //
+// C76 (two consumers running one session queue's sessions, each in order) is a known difference
+// for the same reasons: with four accepts of the next session under way at once, moto now and
+// then hands one group's messages to two holders, so a session runs out of order (seen in 3 of
+// 10 runs: message 2 of a group handled before message 1, which another holder had received;
+// never on our own server, where sqs.contract.test.ts runs C76).
+//
 // C42 (two concurrent accepts of the next session get two groups) is a known difference, skipped
 // with its reason: a long poll on moto keeps the message groups that were in flight when it began
 // as in flight for as long as it lasts (it copies Queue.pending_message_groups once, in
@@ -88,6 +94,7 @@ if (!python.found) {
     knownDifferences: {
       C60: "two concurrent receives can return the same message (see the file's head)",
       C42: "a long poll keeps the groups in flight when it began as in flight while it lasts (see the file's head)",
+      C76: "concurrent accepts can get the same message, as C60's receives do (see the file's head)",
     },
   });
 

@@ -51,4 +51,21 @@ describe("examples and npm scripts", () => {
     },
     60_000,
   );
+
+  it("examples/consumer.ts runs twice in a row on one file, each run shipping what it sent and clearing its dead letter", async () => {
+    const twice = mkdtempSync(join(tmpdir(), "queue-runtime-consumer-example-"));
+    try {
+      for (let run = 0; run < 2; run++) {
+        const ran = await runTypeScript(join(root, "examples", "consumer.ts"), twice);
+        expect(ran.stderr).toBe("");
+        expect(ran.code).toBe(0);
+        for (const parcel of [1, 2, 4]) expect(ran.stdout).toContain(`shipped parcel ${parcel} `);
+        expect(ran.stdout).toContain("shipped parcel 2 (delivery 2)");
+        expect(ran.stdout).toContain("because InvalidWeight: parcel 3 weighs -1 kg");
+        expect(ran.stdout).toMatch(/completed: 3,\s+abandoned: 1,\s+deadLettered: 1/);
+      }
+    } finally {
+      rmSync(twice, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

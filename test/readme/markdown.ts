@@ -1,6 +1,6 @@
 // What the README tests share: the repository's root, its Markdown, the code blocks marked for
 // testing, and a way to run a block as a user would, against the sources instead of dist/.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -69,6 +69,32 @@ export function runTypeScript(file: string, cwd: string, env: Record<string, str
         resolve({ code, stdout, stderr });
       },
     );
+  });
+}
+
+/**
+ * Runs a TypeScript file that runs until told to stop (a consumer): once its output shows
+ * `ready`, it gets SIGTERM, and the result is how it then ended.
+ */
+export function runUntilTerminated(file: string, cwd: string, ready: string): Promise<Ran> {
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", tsx, file], { cwd, env: process.env });
+    let stdout = "";
+    let stderr = "";
+    const watchdog = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      const before = stdout;
+      stdout += chunk;
+      if (!before.includes(ready) && stdout.includes(ready)) child.kill("SIGTERM");
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("close", (code) => {
+      clearTimeout(watchdog);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/index.js";
-import { markedBlock, readText, root, runTypeScript, writeExample } from "./markdown.js";
+import { markedBlock, readText, root, runTypeScript, runUntilTerminated, writeExample } from "./markdown.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-readme-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -15,9 +15,9 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 const readme = readText("README.md");
 
 describe("README examples", () => {
-  it("the Quickstart runs as written: the message is handled and completed, nothing left behind", async () => {
+  it("the Quickstart runs as written: the message is handled and completed, and SIGTERM stops it cleanly", async () => {
     const file = writeExample(directory, "quickstart", markedBlock(readme, "quickstart"));
-    const ran = await runTypeScript(file, directory);
+    const ran = await runUntilTerminated(file, directory, "order 42 from acme");
     expect(ran.stderr).toBe("");
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain("order 42 from acme");

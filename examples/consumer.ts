@@ -3,6 +3,7 @@
 // consumer stops cleanly once the queue is drained (or at SIGTERM / Ctrl-C, as a service would).
 // Run it with `npm run example:consumer`; it can run again and again on the same file. Set
 // QUEUE_URL to try another provider, e.g. QUEUE_URL=memory: npm run example:consumer.
+import { once } from "node:events";
 import { createClient, DeadLetterError } from "../src/index.js";
 
 interface Parcel {
@@ -53,7 +54,7 @@ consumer.on("idle", async () => {
   const stats = await client.admin.getQueueStats(queue);
   if (stats.active + stats.inFlight + stats.delayed === 0) await consumer.stop();
 });
-await new Promise((resolve) => consumer.once("stopped", resolve));
+await once(consumer, "stopped");
 console.log("consumer:", consumer.metrics);
 
 // What could never ship waits in the dead-letter queue with its reason; this example clears it.

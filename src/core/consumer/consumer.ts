@@ -1,7 +1,7 @@
 import type { EventEmitter } from "node:events";
 import type { QueueError } from "../errors.js";
 import type { ReceivedMessage } from "../message.js";
-import type { SessionClient } from "../queue-client.js";
+import type { SessionClient } from "../session-client.js";
 
 /** What a consumer has done since it started. */
 export interface ConsumerMetrics {

@@ -27,6 +27,7 @@ export class Invoker {
   readonly #deadlines: Deadlines;
   readonly #closing = new AbortController();
   readonly #context: OperationContext;
+  readonly #following = new WeakMap<AbortSignal, OperationContext>();
   readonly #onRetry: RetryListener;
 
   constructor(settings: InvokerSettings) {
@@ -105,10 +106,22 @@ export class Invoker {
     return this.#deadlines.race(call(context), waitMs + this.#settings.operationMs, what);
   }
 
-  /** A context whose signal also follows `signal`, for a wait the caller may end early. */
+  /**
+   * A context whose signal also follows `signal`, for a wait the caller may end early. One per
+   * caller's signal, kept while that signal lives: a consumer passes the same one to every receive,
+   * and `AbortSignal.any` costs a weak reference and listeners each time it is called.
+   */
   #contextFollowing(signal: AbortSignal | undefined): OperationContext {
     if (signal === undefined) return this.#context;
-    return { signal: AbortSignal.any([this.#closing.signal, signal]), timeoutMs: this.#settings.operationMs };
+    let context = this.#following.get(signal);
+    if (context === undefined) {
+      context = {
+        signal: AbortSignal.any([this.#closing.signal, signal]),
+        timeoutMs: this.#settings.operationMs,
+      };
+      this.#following.set(signal, context);
+    }
+    return context;
   }
 
   /** Refuses new calls, ends waits, and stops the deadline timer. */

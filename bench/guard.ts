@@ -62,6 +62,17 @@ const ratios: readonly GuardedRatio[] = [
     rounds: 3,
     contenders: inProcesses("receiving", "receiving-floor"),
   },
+  {
+    name: "consumer vs hand loop (memory)",
+    figure: "msg/s",
+    direction: "at least",
+    // Fourteen runs beside a test suite (load 2.2-2.9) measured 0.48x-0.77x (CPU per message,
+    // 1.19x-2.00x, overlapped more); the consumer slowed on purpose by object spreads per message
+    // (its CPU 1.5x, then 2x), 0.31x-0.36x, then 0.23x-0.34x.
+    threshold: 0.4,
+    rounds: 3,
+    contenders: inProcesses("consumer", "consumer-floor"),
+  },
 ];
 
 /** Measures a ratio, and once more over twice the rounds if it fails, so that one noisy moment fails nothing. */

@@ -19,6 +19,7 @@ const suites: BenchSuite[] = [
     name: "servicebus-provider",
     run: async () => (await import("./servicebus-provider.bench.js")).run(),
   },
+  { name: "consumer", run: async () => (await import("./consumer.bench.js")).run() },
 ];
 
 const wanted = process.argv.slice(2);

@@ -9,6 +9,7 @@ const ITEMS = {
   sqlite: 10_000,
   processing: 3_000_000,
   receiving: 3_000,
+  consumer: 50_000,
 } as const;
 /** processing.bench's headline shape: a started queue under steady load ticks every 1,000 adds. */
 const TICK_EVERY = 1_000;
@@ -20,6 +21,7 @@ const memory = () => import("../memory.bench.js");
 const processing = () => import("../processing.bench.js");
 const receiving = () => import("../receiving.bench.js");
 const sqlite = () => import("../sqlite.bench.js");
+const consumer = () => import("../consumer/local.js");
 
 const contenders = {
   memory: async () => (await memory()).pipelined(ITEMS.memory),
@@ -30,6 +32,8 @@ const contenders = {
   "fastq-callbacks": async () => (await processing()).fastqCallbacks(ITEMS.processing),
   receiving: async () => (await receiving()).sqliteReceiver(ITEMS.receiving),
   "receiving-floor": async () => (await receiving()).sqliteFloor(ITEMS.receiving),
+  consumer: async () => (await consumer()).drainLocal("memory", "consumer", ITEMS.consumer),
+  "consumer-floor": async () => (await consumer()).drainLocal("memory", "hand loop", ITEMS.consumer),
 } satisfies Contenders;
 
 /** The name of a contender run in a process of its own. */

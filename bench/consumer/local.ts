@@ -1,12 +1,8 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { createClient, type QueueClient } from "../../src/index.js";
 import { type Measurement, temporaryFile } from "../lib.js";
 import { freshSchema, POSTGRES_URL } from "../postgres-schema.js";
 import { type Drainer, fill, timedDrain } from "./ours.js";
 import { BODY, CONCURRENCY, MESSAGES, QUEUE } from "./settings.js";
-
-/** Long enough for a LISTEN under way to complete (a few ms on loopback), before a postgres client closes. */
-const LISTEN_SETTLE_MS = 250;
 
 /** The providers whose consumer is measured against its hand loop. */
 export type LocalProvider = "memory" | "sqlite" | "postgres";
@@ -37,11 +33,6 @@ async function open(provider: LocalProvider): Promise<Opened> {
     provider: { type: "postgres", connectionString: POSTGRES_URL, schema: schema.name },
   });
   const close = async () => {
-    // A client closed while its first waiting receive is still starting to LISTEN (as a consumer's
-    // last receive is when it stops) leaves that connection checked out, and close() waits for it
-    // for ever (the listener is not released when its LISTEN completes after the release): let it
-    // finish first. To go once the provider releases it.
-    await sleep(LISTEN_SETTLE_MS);
     await client.close();
     await schema.drop();
   };

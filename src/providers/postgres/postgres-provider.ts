@@ -152,6 +152,21 @@ export class PostgresProvider implements QueueProvider {
     waitMs: number,
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
+    try {
+      return await this.#receive(queue, maxMessages, waitMs, context);
+    } catch (error) {
+      // Ended early (the client is closing, its pool with it): resolves empty, as a wait's end does.
+      if (context.signal.aborted) return [];
+      throw error;
+    }
+  }
+
+  async #receive(
+    queue: string,
+    maxMessages: number,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<ReceivedMessage[]> {
     // The clock is the database's once open; a wait counts from the call (time may be virtual).
     await this.#open();
     const deadline = this.#clock.now() + waitMs;
@@ -162,6 +177,7 @@ export class PostgresProvider implements QueueProvider {
       const received = await this.#messages.receive(source, maxMessages, this.#clock.now());
       if (received.length > 0 || this.#clock.now() >= deadline || context.signal.aborted) return received;
       await this.#wait(source, mark, deadline, context.signal);
+      if (context.signal.aborted) return [];
     }
   }
 

@@ -111,6 +111,13 @@ async function connectListener(shared: Listening, key: string, pool: PgPool, cha
   });
   try {
     await client.query(`LISTEN "${channel}"`);
+    // Released while the LISTEN was under way: nobody will release this connection later, and
+    // the pool's end would wait for it for ever.
+    if (shared.stopped) {
+      client.off("error", lost);
+      client.release(true);
+      return;
+    }
     shared.client = client;
     // Whatever was sent while nobody listened: every waiting receive looks again.
     for (const listener of [...(listeners.get(key) ?? [])]) listener("*");

@@ -61,6 +61,8 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
   readonly #host: ConsumerHost;
   readonly #maxDelayMs: number;
   readonly #warned = new Set<string>();
+  /** Read on every message: a field, not the stopping signal's getter. */
+  #running = true;
   #tasks = 0;
   #drained: (() => void) | undefined;
   #stopped: Promise<void> | undefined;
@@ -83,7 +85,7 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
   }
 
   get running(): boolean {
-    return !this.stopping.signal.aborted;
+    return this.#running;
   }
 
   /** Messages received and not yet settled or given back. */
@@ -118,6 +120,7 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
   }
 
   async #stop(timeoutMs: number): Promise<void> {
+    this.#running = false;
     this.stopping.abort(new QueueError("ClientClosed", `the consumer of ${this.queue} is stopping`));
     this.wake();
     await this.giveBackWaiting();
@@ -202,7 +205,8 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
    */
   protected stillLocked(held: HeldMessage): boolean {
     if (!held.held) return false;
-    if (held.lockedUntilMs > this.clock.now()) return true;
+    // While renewals go on the keeper holds the lock (or finds it lost): no need to read the clock.
+    if (held.renewAtMs < held.renewUntilMs || held.lockedUntilMs > this.clock.now()) return true;
     this.lose(
       held,
       new QueueError(
@@ -246,15 +250,13 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
     return false;
   }
 
-  /** Settles `held` (already claimed) as `outcome` says; a failure is an `"error"` event. */
-  protected async settle(held: HeldMessage, outcome: Outcome): Promise<void> {
-    try {
-      await this.#apply(held, outcome);
-    } catch (error) {
+  /** Settles `held` (already claimed) as `outcome` says; a failure is an `"error"` event. Never rejects. */
+  protected settle(held: HeldMessage, outcome: Outcome): Promise<void> {
+    return this.#apply(held, outcome).then(undefined, (error: unknown) => {
       const failure = toQueueError(error);
       if (LOCK_LOST.has(failure.code)) this.metrics.locksLost++;
       this.report(failure, held.message);
-    }
+    });
   }
 
   async settleForHandler(held: HeldMessage, outcome: Outcome): Promise<void> {
@@ -269,36 +271,43 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
     }
   }
 
-  async #apply(held: HeldMessage, outcome: Outcome): Promise<void> {
+  /** Sends `outcome` for `held` through its session or the client, and counts it once done. */
+  #apply(held: HeldMessage, outcome: Outcome): Promise<void> {
     const receipt = held.message.receiptHandle;
     const session = held.session;
     switch (outcome.kind) {
       case "complete":
-        await (session === undefined
-          ? this.client.completeMessage(receipt)
-          : session.completeMessage(receipt));
-        this.metrics.completed++;
-        return;
+        return (
+          session === undefined ? this.client.completeMessage(receipt) : session.completeMessage(receipt)
+        ).then(this.#completed);
       case "abandon":
         if (session === undefined)
-          await this.client.abandonMessage(
-            receipt,
-            outcome.delayMs === 0 ? undefined : { delayMs: outcome.delayMs },
-          );
-        else {
-          await session.abandonMessage(receipt);
+          return this.client
+            .abandonMessage(receipt, outcome.delayMs === 0 ? undefined : { delayMs: outcome.delayMs })
+            .then(this.#abandoned);
+        return session.abandonMessage(receipt).then(() => {
           this.pauseSession(held, outcome.delayMs);
-        }
-        this.metrics.abandoned++;
-        return;
+          this.metrics.abandoned++;
+        });
       case "deadLetter":
-        await (session === undefined
-          ? this.client.deadLetterMessage(receipt, outcome.reason, outcome.description)
-          : session.deadLetterMessage(receipt, outcome.reason, outcome.description));
-        this.metrics.deadLettered++;
-        return;
+        return (
+          session === undefined
+            ? this.client.deadLetterMessage(receipt, outcome.reason, outcome.description)
+            : session.deadLetterMessage(receipt, outcome.reason, outcome.description)
+        ).then(this.#deadLettered);
     }
   }
+
+  // Counted once the provider said yes; made once per consumer, not per message.
+  readonly #completed = (): void => {
+    this.metrics.completed++;
+  };
+  readonly #abandoned = (): void => {
+    this.metrics.abandoned++;
+  };
+  readonly #deadLettered = (): void => {
+    this.metrics.deadLettered++;
+  };
 
   /** A session's message was abandoned with a delay: its session waits that long before its next receive. */
   protected pauseSession(_held: HeldMessage, _delayMs: number): void {}

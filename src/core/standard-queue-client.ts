@@ -2,13 +2,15 @@ import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } f
 import { receiveInRuns, retryFailedEntries, sendInRuns } from "./batch.js";
 import type { Capabilities, ProviderType } from "./capabilities.js";
 import { type Clock, systemClock } from "./clock.js";
-import type { ConsumerHost } from "./consumer/base-consumer.js";
+import type { BaseConsumer, ConsumerHost } from "./consumer/base-consumer.js";
 import { BatchConsumer } from "./consumer/batch-consumer.js";
 import type { BatchHandler, Consumer, MessageHandler } from "./consumer/consumer.js";
 import { MessageConsumer } from "./consumer/message-consumer.js";
 import {
   type ConsumeBatchesOptions,
   type ConsumeOptions,
+  type ConsumerKind,
+  type ConsumerSettings,
   type ConsumeSessionsOptions,
   resolveConsumerSettings,
 } from "./consumer/options.js";
@@ -266,8 +268,7 @@ export class StandardQueueClient implements QueueClient {
     handler: MessageHandler<SchemaOutput<Schema>>,
     options: ConsumeOptions<Schema> = {},
   ): Consumer {
-    const settings = this.#checkConsumer("consume", queue, handler, options);
-    return this.#started(new MessageConsumer(this.#host, queue, handler as MessageHandler, settings));
+    return this.#start("consume", queue, handler, options, MessageConsumer);
   }
 
   consumeBatches<Schema extends StandardSchemaV1 = AnySchema>(
@@ -275,8 +276,7 @@ export class StandardQueueClient implements QueueClient {
     handler: BatchHandler<SchemaOutput<Schema>>,
     options: ConsumeBatchesOptions<Schema> = {},
   ): Consumer {
-    const settings = this.#checkConsumer("consumeBatches", queue, handler, options);
-    return this.#started(new BatchConsumer(this.#host, queue, handler as BatchHandler, settings));
+    return this.#start("consumeBatches", queue, handler, options, BatchConsumer);
   }
 
   consumeSessions<Schema extends StandardSchemaV1 = AnySchema>(
@@ -284,26 +284,30 @@ export class StandardQueueClient implements QueueClient {
     handler: MessageHandler<SchemaOutput<Schema>>,
     options: ConsumeSessionsOptions<Schema> = {},
   ): Consumer {
-    const settings = this.#checkConsumer("consumeSessions", queue, handler, options);
-    if (!this.supportsSessions())
-      throw new QueueError("Unsupported", `the ${this.providerType} provider has no sessions`);
-    return this.#started(new SessionConsumer(this.#host, queue, handler as MessageHandler, settings));
+    return this.#start("consumeSessions", queue, handler, options, SessionConsumer);
   }
 
-  #checkConsumer(
-    kind: "consume" | "consumeBatches" | "consumeSessions",
+  /** Checks a consumer's arguments (`Configuration` when wrong), then starts it and keeps it until it stops. */
+  #start<Handler>(
+    kind: ConsumerKind,
     queue: string,
     handler: unknown,
     options: ConsumeBatchesOptions<StandardSchemaV1> & ConsumeSessionsOptions<StandardSchemaV1>,
-  ): ReturnType<typeof resolveConsumerSettings> {
+    Kind: new (
+      host: ConsumerHost,
+      queue: string,
+      handler: Handler,
+      settings: ConsumerSettings,
+    ) => BaseConsumer<Handler>,
+  ): Consumer {
     this.#invoker.assertOpen();
     validateQueueName(queue);
     if (typeof handler !== "function")
       throw new QueueError("Configuration", `${kind}() takes a handler function after the queue name`);
-    return resolveConsumerSettings(kind, options);
-  }
-
-  #started<T extends Consumer & { start(): void }>(consumer: T): T {
+    const settings = resolveConsumerSettings(kind, options);
+    if (kind === "consumeSessions" && !this.supportsSessions())
+      throw new QueueError("Unsupported", `the ${this.providerType} provider has no sessions`);
+    const consumer = new Kind(this.#host, queue, handler as Handler, settings);
     this.#consumers.add(consumer);
     consumer.start();
     return consumer;

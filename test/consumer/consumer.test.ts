@@ -10,6 +10,7 @@ import {
   type StandardSchemaV1,
   VirtualClock,
 } from "../../src/index.js";
+import { advanceUntil } from "../support/virtual-time.js";
 
 const LOCK_MS = 30_000;
 let clock: VirtualClock;
@@ -29,12 +30,9 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
-/** Advances virtual time in steps, letting the consumer's work run between them, until `condition` holds. */
-async function until(condition: () => boolean, stepMs: number, maxSteps = 200): Promise<void> {
-  for (let step = 0; !condition(); step++) {
-    if (step >= maxSteps) throw new Error(`not reached within ${maxSteps} steps of ${stepMs} ms`);
-    await clock.advance(stepMs);
-  }
+/** Advances the test's virtual clock until `condition` holds. */
+function until(condition: () => boolean, stepMs: number): Promise<void> {
+  return advanceUntil(clock, condition, stepMs);
 }
 
 describe("a consumer's handler context", () => {

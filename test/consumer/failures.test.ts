@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { QueueError, StandardQueueClient, VirtualClock } from "../../src/index.js";
 import { createMemoryProvider } from "../../src/providers/memory/memory-provider.js";
 import { FailingProvider } from "../../src/testing/index.js";
+import { advanceUntil } from "../support/virtual-time.js";
 
 const LOCK_MS = 10_000;
 let clock: VirtualClock;
@@ -31,12 +32,9 @@ afterEach(async () => {
   unhandled.length = 0;
 });
 
-/** Advances virtual time in steps, letting the consumer's work run between them, until `condition` holds. */
-async function until(condition: () => boolean, stepMs: number, maxSteps = 200): Promise<void> {
-  for (let step = 0; !condition(); step++) {
-    if (step >= maxSteps) throw new Error(`not reached within ${maxSteps} steps of ${stepMs} ms`);
-    await clock.advance(stepMs);
-  }
+/** Advances the test's virtual clock until `condition` holds. */
+function until(condition: () => boolean, stepMs: number): Promise<void> {
+  return advanceUntil(clock, condition, stepMs);
 }
 
 describe("a consumer whose provider fails", () => {

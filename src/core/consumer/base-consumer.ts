@@ -38,7 +38,10 @@ export interface ConsumerHost {
  * What every consumer shares: its lifecycle (running, stop, dispose), its metrics and events,
  * the locks it keeps, and how a held message is settled once, whoever settles it.
  */
-export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implements Consumer, Holder {
+export abstract class BaseConsumer<Handler = MessageHandler>
+  extends EventEmitter<ConsumerEvents>
+  implements Consumer, Holder
+{
   readonly queue: string;
   readonly metrics: ConsumerMetrics = {
     received: 0,
@@ -50,6 +53,7 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
     locksLost: 0,
   };
   protected readonly client: QueueClient;
+  protected readonly handler: Handler;
   protected readonly clock: Clock;
   protected readonly settings: ConsumerSettings;
   protected readonly keeper: LockKeeper;
@@ -68,8 +72,9 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
   #stopped: Promise<void> | undefined;
   #idle = false;
 
-  constructor(host: ConsumerHost, queue: string, settings: ConsumerSettings) {
+  constructor(host: ConsumerHost, queue: string, handler: Handler, settings: ConsumerSettings) {
     super();
+    this.handler = handler;
     this.#host = host;
     this.client = host.client;
     this.clock = host.clock;
@@ -179,6 +184,12 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
     return held;
   }
 
+  /** Gives back at once a message no handler started, so that another consumer can take it. */
+  protected async giveBack(held: HeldMessage): Promise<void> {
+    if (held.claim()) await this.settle(held, { kind: "abandon", delayMs: 0 });
+    this.release(held);
+  }
+
   /** Lets go of a held message's lock-keeping: its handler ended or it was given back. */
   protected release(held: HeldMessage): void {
     this.keeper.remove(held);
@@ -231,7 +242,7 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
       return { kind: "deadLetter", reason: error.reason, description: error.description };
     this.metrics.failed++;
     this.emit("failed", error, held.message);
-    return { kind: "abandon", delayMs: retryDelay(this.settings, held.deliveryCount, this.#maxDelayMs) };
+    return { kind: "abandon", delayMs: this.retryDelayOf(held) };
   }
 
   /** Checks `held`'s body against the schema; one that fails is dead-lettered and the handler never sees it. */
@@ -314,19 +325,9 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
 
   async renewForHandler(held: HeldMessage): Promise<Date> {
     if (!held.held) throw notHeld(held);
-    const lockedUntil = await this.renewLockOf(held);
-    this.metrics.lockRenewals++;
-    if (held.session === undefined) held.lockedUntilMs = lockedUntil.getTime();
-    held.renewAtMs = halfwayTo(this.clock.now(), lockedUntil.getTime());
-    this.keeper.update(held);
+    const lockedUntil = await this.#renewLockOf(held);
+    this.#renewed(held, lockedUntil);
     return lockedUntil;
-  }
-
-  /** Renews the lock that covers `held`: its own, or its session's. */
-  protected renewLockOf(held: HeldMessage): Promise<Date> {
-    return held.session === undefined
-      ? this.client.renewMessageLock(held.message.receiptHandle)
-      : held.session.renewSessionLock();
   }
 
   async renewOnTime(held: HeldMessage): Promise<void> {
@@ -335,10 +336,7 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
       return;
     }
     try {
-      const lockedUntil = await this.client.renewMessageLock(held.message.receiptHandle);
-      this.metrics.lockRenewals++;
-      held.lockedUntilMs = lockedUntil.getTime();
-      held.renewAtMs = halfwayTo(this.clock.now(), lockedUntil.getTime());
+      this.#renewed(held, await this.#renewLockOf(held));
     } catch (error) {
       if (!held.held) return;
       const failure = toQueueError(error);
@@ -350,6 +348,21 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
         held.renewAtMs = this.clock.now() + Math.max(1, Math.min(RENEWAL_RETRY_MS, Math.floor(left / 4)));
       }
     }
+  }
+
+  /** Renews the lock that covers `held`: its own, or its session's. */
+  #renewLockOf(held: HeldMessage): Promise<Date> {
+    return held.session === undefined
+      ? this.client.renewMessageLock(held.message.receiptHandle)
+      : held.session.renewSessionLock();
+  }
+
+  /** Counts a renewal of `held`'s lock, now good until `lockedUntil`, and schedules the next at half of it. */
+  #renewed(held: HeldMessage, lockedUntil: Date): void {
+    this.metrics.lockRenewals++;
+    if (held.session === undefined) held.lockedUntilMs = lockedUntil.getTime();
+    held.renewAtMs = halfwayTo(this.clock.now(), lockedUntil.getTime());
+    this.keeper.update(held);
   }
 
   /** `held`'s lock is gone: its handler's signal aborts, and nobody settles it here any more. */
@@ -366,10 +379,7 @@ export abstract class BaseConsumer extends EventEmitter<ConsumerEvents> implemen
     held.run.abort(error);
     this.metrics.failed++;
     this.emit("failed", error, held.message);
-    await this.settle(held, {
-      kind: "abandon",
-      delayMs: retryDelay(this.settings, held.deliveryCount, this.#maxDelayMs),
-    });
+    await this.settle(held, { kind: "abandon", delayMs: this.retryDelayOf(held) });
   }
 
   /** The error a handler's signal aborts with when it runs out of time. */

@@ -1,22 +1,14 @@
 import { QueueError, toQueueError } from "../errors.js";
 import type { ReceivedMessage } from "../message.js";
-import type { ConsumerHost } from "./base-consumer.js";
 import type { BatchContext, BatchHandler } from "./consumer.js";
 import { DeadLetterError } from "./dead-letter-error.js";
 import { Abortable, COMPLETE, type HeldMessage, type Outcome } from "./held-message.js";
-import type { ConsumerSettings } from "./options.js";
 import { PollingConsumer } from "./polling-consumer.js";
 
 /** `client.consumeBatches()`: one handler call per batch of up to `maxBatchSize`, up to `concurrency` batches at once. */
-export class BatchConsumer extends PollingConsumer {
-  readonly #handler: BatchHandler;
+export class BatchConsumer extends PollingConsumer<BatchHandler> {
   #batches = 0;
   #batched = 0;
-
-  constructor(host: ConsumerHost, queue: string, handler: BatchHandler, settings: ConsumerSettings) {
-    super(host, queue, settings);
-    this.#handler = handler;
-  }
 
   get inFlight(): number {
     return this.#batched + this.waiting.length;
@@ -77,7 +69,7 @@ export class BatchConsumer extends PollingConsumer {
       this.startDeadline(held);
     }
     try {
-      await this.#handler(run.messages, run);
+      await this.handler(run.messages, run);
     } catch (error) {
       if (!run.timedOut) await this.#failed(error, members);
       return;

@@ -1,19 +1,11 @@
 import { toQueueError } from "../errors.js";
-import type { ConsumerHost } from "./base-consumer.js";
 import type { MessageHandler } from "./consumer.js";
 import type { HeldMessage } from "./held-message.js";
-import type { ConsumerSettings } from "./options.js";
 import { PollingConsumer } from "./polling-consumer.js";
 
 /** `client.consume()`: one handler call per message, up to `concurrency` at once. */
-export class MessageConsumer extends PollingConsumer {
-  readonly #handler: MessageHandler;
+export class MessageConsumer extends PollingConsumer<MessageHandler> {
   #handling = 0;
-
-  constructor(host: ConsumerHost, queue: string, handler: MessageHandler, settings: ConsumerSettings) {
-    super(host, queue, settings);
-    this.#handler = handler;
-  }
 
   get inFlight(): number {
     return this.#handling + this.waiting.length;
@@ -39,7 +31,7 @@ export class MessageConsumer extends PollingConsumer {
 
   async #handle(held: HeldMessage): Promise<void> {
     try {
-      await this.process(held, this.#handler);
+      await this.process(held, this.handler);
     } catch (error) {
       this.report(toQueueError(error), held.message);
     } finally {

@@ -8,7 +8,7 @@ import type { HeldMessage } from "./held-message.js";
  * A consumer that receives from its queue in one loop into a list of waiting messages, as room
  * frees up, and starts handlers from that list: `consume` and `consumeBatches`.
  */
-export abstract class PollingConsumer extends BaseConsumer {
+export abstract class PollingConsumer<Handler> extends BaseConsumer<Handler> {
   /** Received, not yet started: the prefetched messages, oldest first. */
   protected readonly waiting: HeldMessage[] = [];
   #roomWaiter: (() => void) | undefined;
@@ -52,7 +52,7 @@ export abstract class PollingConsumer extends BaseConsumer {
           continue;
         }
         if (!this.running) {
-          await Promise.all(messages.map((message) => this.#giveBack(this.hold(message))));
+          await Promise.all(messages.map((message) => this.giveBack(this.hold(message))));
           break;
         }
         if (messages.length === 0) {
@@ -98,12 +98,6 @@ export abstract class PollingConsumer extends BaseConsumer {
   }
 
   protected async giveBackWaiting(): Promise<void> {
-    await Promise.all(this.waiting.splice(0).map((held) => this.#giveBack(held)));
-  }
-
-  /** Abandons a message no handler started, at once, so that another consumer can take it. */
-  async #giveBack(held: HeldMessage): Promise<void> {
-    if (held.claim()) await this.settle(held, { kind: "abandon", delayMs: 0 });
-    this.release(held);
+    await Promise.all(this.waiting.splice(0).map((held) => this.giveBack(held)));
   }
 }

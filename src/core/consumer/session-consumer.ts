@@ -1,26 +1,18 @@
 import { sleep } from "../clock.js";
 import { type QueueError, toQueueError } from "../errors.js";
 import type { ReceivedMessage } from "../message.js";
-import type { SessionClient } from "../queue-client.js";
-import { BaseConsumer, type ConsumerHost, LOCK_LOST } from "./base-consumer.js";
-import type { MessageHandler } from "./consumer.js";
-import { type HeldMessage, halfwayTo } from "./held-message.js";
+import type { SessionClient } from "../session-client.js";
+import { BaseConsumer, LOCK_LOST } from "./base-consumer.js";
+import { HeldMessage, halfwayTo } from "./held-message.js";
 import type { Kept } from "./lock-keeper.js";
-import type { ConsumerSettings } from "./options.js";
 
 /**
  * `client.consumeSessions()`: up to `maxConcurrentSessions` sessions held at once, each running
  * its messages one at a time in order, its lock renewed while it is held.
  */
 export class SessionConsumer extends BaseConsumer {
-  readonly #handler: MessageHandler;
   readonly #held = new Set<HeldSession>();
   #inFlight = 0;
-
-  constructor(host: ConsumerHost, queue: string, handler: MessageHandler, settings: ConsumerSettings) {
-    super(host, queue, settings);
-    this.#handler = handler;
-  }
 
   get inFlight(): number {
     return this.#inFlight;
@@ -142,7 +134,7 @@ export class SessionConsumer extends BaseConsumer {
         : Number.NEGATIVE_INFINITY;
       this.keeper.update(held);
       try {
-        await this.process(message, this.#handler);
+        await this.process(message, this.handler);
       } finally {
         held.renewUntilMs = held.renews ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
         this.keeper.update(held);
@@ -156,8 +148,7 @@ export class SessionConsumer extends BaseConsumer {
   async #giveBackPending(held: HeldSession): Promise<void> {
     const pending = held.pending.splice(0);
     for (const message of pending.reverse()) {
-      if (message.claim()) await this.settle(message, { kind: "abandon", delayMs: 0 });
-      this.release(message);
+      await this.giveBack(message);
       this.#inFlight--;
     }
   }
@@ -195,7 +186,7 @@ export class SessionConsumer extends BaseConsumer {
     held.renewAtMs = Number.POSITIVE_INFINITY;
     this.metrics.locksLost++;
     for (const kept of this.keeper.kept)
-      if ((kept as HeldMessage).session === held.session) (kept as HeldMessage).lose(error);
+      if (kept instanceof HeldMessage && kept.session === held.session) kept.lose(error);
     for (const message of held.pending) message.lose(error);
     this.report(error);
   }

@@ -8,7 +8,7 @@ import { MAX_RECEIVE_COUNT } from "../validation.js";
 import type { Consumer, ConsumerEvents, ConsumerMetrics, MessageHandler, StopOptions } from "./consumer.js";
 import { DeadLetterError } from "./dead-letter-error.js";
 import { COMPLETE, HeldMessage, type Holder, halfwayTo, type Outcome } from "./held-message.js";
-import { LockKeeper } from "./lock-keeper.js";
+import { type Kept, LockKeeper } from "./lock-keeper.js";
 import { type ConsumerSettings, retryDelay } from "./options.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { checkSchema } from "./schema-check.js";
@@ -340,14 +340,26 @@ export abstract class BaseConsumer<Handler = MessageHandler>
     } catch (error) {
       if (!held.held) return;
       const failure = toQueueError(error);
-      const left = held.lockedUntilMs - this.clock.now();
-      if (LOCK_LOST.has(failure.code) || left <= 0) this.lose(held, failure);
-      else {
-        // A passing failure (the client already retried it): try again while the lock may still hold.
-        this.report(failure, held.message);
-        held.renewAtMs = this.clock.now() + Math.max(1, Math.min(RENEWAL_RETRY_MS, Math.floor(left / 4)));
-      }
+      if (this.renewalFailed(held, failure, held.lockedUntilMs, held.message)) this.lose(held, failure);
     }
+  }
+
+  /**
+   * Judges a failed renewal of `kept`, whose lock was known to end at `lockedUntilMs`: true when
+   * the lock is gone (a lost-lock code, or its end has passed); otherwise the failure was a passing
+   * one (the client already retried it), reported, and the renewal is tried again soon.
+   */
+  protected renewalFailed(
+    kept: Kept,
+    failure: QueueError,
+    lockedUntilMs: number,
+    message?: ReceivedMessage,
+  ): boolean {
+    const left = lockedUntilMs - this.clock.now();
+    if (LOCK_LOST.has(failure.code) || left <= 0) return true;
+    this.report(failure, message);
+    kept.renewAtMs = this.clock.now() + Math.max(1, Math.min(RENEWAL_RETRY_MS, Math.floor(left / 4)));
+    return false;
   }
 
   /** Renews the lock that covers `held`: its own, or its session's. */

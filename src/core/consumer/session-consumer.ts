@@ -170,12 +170,8 @@ export class SessionConsumer extends BaseConsumer {
       held.renewAtMs = halfwayTo(this.clock.now(), expiresAt.getTime());
     } catch (error) {
       const failure = toQueueError(error);
-      if (LOCK_LOST.has(failure.code) || held.session.sessionExpiresAt.getTime() <= this.clock.now())
+      if (this.renewalFailed(held, failure, held.session.sessionExpiresAt.getTime()))
         this.loseSession(held, failure);
-      else {
-        this.report(failure);
-        held.renewAtMs = this.clock.now() + 1_000;
-      }
     }
   }
 

@@ -13,7 +13,6 @@ export { sleep, systemClock, VirtualClock } from "./core/clock.js";
 export type {
   AwsCredentials,
   CustomProviderConfig,
-  EngineProviderOptions,
   MemoryProviderConfig,
   ProviderConfig,
   QueueConfig,
@@ -54,5 +53,5 @@ export type { StandardClientOptions } from "./core/standard-queue-client.js";
 export { StandardQueueClient } from "./core/standard-queue-client.js";
 export type { SchemaOutput, StandardIssue, StandardSchemaV1 } from "./core/standard-schema.js";
 export { StandardSessionClient } from "./core/standard-session-client.js";
-export { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "./engine/dead-letters.js";
-export { deadLetterQueueName } from "./engine/queue-settings.js";
+export { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS, deadLetterQueueName } from "./rules/dead-letters.js";
+export type { EngineProviderOptions } from "./rules/queue-defaults.js";

@@ -1,7 +1,7 @@
 import type { PeekedMessage, QueueAdmin } from "../core/admin.js";
 import { QueueError } from "../core/errors.js";
 import { MAX_PEEK } from "../core/peeked-message.js";
-import { DEAD_LETTER_ATTRIBUTES } from "../engine/dead-letters.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../rules/dead-letters.js";
 import { EXIT } from "./command.js";
 import { messageJson } from "./message-view.js";
 import { OPERATOR_HELP, type OperatorCall, operatorCommand } from "./operator-command.js";

@@ -1,25 +1,7 @@
 import type { PgPool } from "../postgres/pg-pool.js";
-import type { Clock } from "./clock.js";
+import type { EngineProviderOptions } from "../rules/queue-defaults.js";
 import { QueueError } from "./errors.js";
 import type { RetryPolicy } from "./retry.js";
-
-/** Options of the engine-backed providers (memory and sqlite), in the provider object or as URL query parameters. */
-export interface EngineProviderOptions {
-  /** How long a receive locks a message (default 30 000). */
-  lockDurationMs?: number;
-  /** Deliveries before a message is dead-lettered (default 10); `null` never. */
-  maxDeliveryCount?: number | null;
-  /** How long an accepted session stays locked without renewal (default 60 000). */
-  sessionLockDurationMs?: number;
-  /** Time to live of messages sent without one (default: none). */
-  defaultTimeToLiveMs?: number | null;
-  /** Repeats of a deduplication id within this window are dropped (default 300 000). */
-  deduplicationWindowMs?: number;
-  /** The largest message accepted, body and attributes (default 1 MiB). */
-  maxMessageBytes?: number;
-  /** A virtual clock for tests. */
-  clock?: Clock;
-}
 
 /** The in-process provider: queues live in this process's memory. */
 export interface MemoryProviderConfig extends EngineProviderOptions {

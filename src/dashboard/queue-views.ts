@@ -1,6 +1,6 @@
 import type { PeekedMessage, QueueStats } from "../core/admin.js";
-import { DEAD_LETTER_ATTRIBUTES } from "../engine/dead-letters.js";
 import type { DeliveryItem } from "../receiving/index.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../rules/dead-letters.js";
 
 /** The most bytes of a body the page is sent: a dashboard shows messages, it does not download them. */
 export const SHOWN_BODY_BYTES = 16 * 1024;

@@ -1,16 +1,17 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import { QueueError } from "../core/errors.js";
-import { deadLetterQueueRecord, type EngineDefaults, queueRecord } from "./queue-settings.js";
-import type { QueueRecord } from "./records.js";
+import type { Waiters } from "../core/waiters.js";
+import type { QueueDefaults } from "../rules/queue-defaults.js";
+import type { QueueRecord } from "../rules/queue-records.js";
+import { deadLetterQueueRecord, queueRecord } from "../rules/queue-records.js";
 import type { QueueStore } from "./store.js";
-import type { Waiters } from "./waiters.js";
 
 /** What every engine operation works with. */
 export interface EngineContext {
   readonly store: QueueStore;
   readonly clock: Clock;
-  readonly defaults: EngineDefaults;
+  readonly defaults: QueueDefaults;
   readonly waiters: Waiters;
   /** Whether a queue is created on first use instead of failing with `QueueNotFound`. */
   readonly createQueues: boolean;

@@ -1,20 +1,9 @@
 import { QueueError } from "../core/errors.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../rules/dead-letters.js";
+import type { QueueRecord } from "../rules/queue-records.js";
+import { deadLetterQueueRecord } from "../rules/queue-records.js";
 import type { EngineContext } from "./context.js";
-import { deadLetterQueueRecord } from "./queue-settings.js";
-import type { MessageLock, MessageRecord, QueueRecord } from "./records.js";
-
-/** The attributes a dead-lettered message gains. */
-export const DEAD_LETTER_ATTRIBUTES = {
-  reason: "DeadLetterReason",
-  description: "DeadLetterErrorDescription",
-  sourceQueue: "DeadLetterSourceQueue",
-} as const;
-
-/** Reasons the engine itself dead-letters with. */
-export const DEAD_LETTER_REASONS = {
-  maxDeliveryCount: "MaxDeliveryCountExceeded",
-  expired: "TTLExpired",
-} as const;
+import type { MessageLock, MessageRecord } from "./records.js";
 
 /** The dead-letter queue of `queue`, created like its source the first time it is needed. */
 function deadLetterQueueFor(context: EngineContext, queue: QueueRecord): QueueRecord | undefined {

@@ -1,10 +1,12 @@
 import { QueueError } from "../core/errors.js";
 import type { OutgoingMessage } from "../core/provider.js";
+import { DEAD_LETTER_REASONS } from "../rules/dead-letters.js";
+import { newMessageId } from "../rules/message-ids.js";
+import type { QueueRecord } from "../rules/queue-records.js";
 import { type EngineContext, queueToReceiveFrom, queueToSendTo } from "./context.js";
-import { DEAD_LETTER_REASONS, dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
+import { dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
 import { deliveriesExhausted, maintain, maintainSourcesOf } from "./maintenance.js";
-import { newMessageId } from "./message-ids.js";
-import type { MessageRecord, QueueRecord } from "./records.js";
+import type { MessageRecord } from "./records.js";
 
 /** The outcome of one sent message: its id and sequence number, or why it was refused. */
 export type SendOutcome =

@@ -1,7 +1,9 @@
+import { DEAD_LETTER_REASONS } from "../rules/dead-letters.js";
+import type { QueueRecord } from "../rules/queue-records.js";
 import type { EngineContext } from "./context.js";
-import { DEAD_LETTER_REASONS, dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
+import { dropOrDeadLetter, moveToDeadLetter } from "./dead-letters.js";
 import { DEFERRED_UNTIL, isDeferredLock } from "./deferral-marks.js";
-import type { GroupRecord, MessageLock, QueueRecord } from "./records.js";
+import type { GroupRecord, MessageLock } from "./records.js";
 
 /** The most due or expired messages one call handles, so a single receive never stalls on a backlog. */
 const MAINTENANCE_LIMIT = 1_000;

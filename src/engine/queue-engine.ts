@@ -1,13 +1,16 @@
 import type { QueueInfo, QueueOptions, QueueStats } from "../core/admin.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { QueueError } from "../core/errors.js";
+import { Waiters } from "../core/waiters.js";
+import { type QueueDefaults, resolveQueueDefaults } from "../rules/queue-defaults.js";
+import type { QueueRecord } from "../rules/queue-records.js";
+import { queueInfo, queueRecord } from "../rules/queue-records.js";
 import { type EngineContext, existingQueue, storeNewQueue, tokenSource } from "./context.js";
 import { type RedriveOptions, redrive } from "./dead-letters.js";
 import { cancelScheduled, defer, receiveDeferred } from "./deferral.js";
 import { type EngineMessage, receive, type SendOutcome, send } from "./delivery.js";
 import { maintain, maintainSourcesOf, releaseGroupIfIdle } from "./maintenance.js";
-import { type EngineDefaults, queueInfo, queueRecord, resolveEngineDefaults } from "./queue-settings.js";
-import type { LockReference, MessageRecord, QueueRecord } from "./records.js";
+import type { LockReference, MessageRecord } from "./records.js";
 import {
   acceptSession,
   closeSession,
@@ -27,7 +30,6 @@ import {
   type SettleOptions,
 } from "./settlement.js";
 import type { QueueStore } from "./store.js";
-import { Waiters } from "./waiters.js";
 
 /** Turns a record just locked for a receiver into what the receiver gets. */
 export type Deliver<T> = (record: MessageRecord) => T;
@@ -54,7 +56,7 @@ export type RunWrite = <T>(write: () => T) => T | Promise<T>;
 export const runNow: RunWrite = (write) => write();
 
 /** How an engine behaves; every field has a default. */
-export interface EngineOptions extends Partial<EngineDefaults> {
+export interface EngineOptions extends Partial<QueueDefaults> {
   clock?: Clock;
   /** Create a queue on first use instead of failing with `QueueNotFound` (default true). */
   createQueues?: boolean;
@@ -80,7 +82,7 @@ export class QueueEngine {
     this.#context = {
       store,
       clock,
-      defaults: resolveEngineDefaults(options),
+      defaults: resolveQueueDefaults(options),
       waiters: new Waiters(clock),
       createQueues: options.createQueues ?? true,
       newToken: tokenSource(),
@@ -94,7 +96,7 @@ export class QueueEngine {
   }
 
   /** The defaults queues are created with. */
-  get defaults(): EngineDefaults {
+  get defaults(): QueueDefaults {
     return this.#context.defaults;
   }
 

@@ -4,23 +4,6 @@ export const MESSAGE_STATES = ["ready", "delayed", "locked"] as const;
 /** The state of a stored message. */
 export type MessageState = (typeof MESSAGE_STATES)[number];
 
-/** A queue as the engine stores it. Durations in ms; `null` means "never". */
-export interface QueueRecord {
-  readonly name: string;
-  /** Messages carry a session id and are delivered in order per session (message group). */
-  readonly fifo: boolean;
-  readonly lockDurationMs: number;
-  readonly maxDeliveryCount: number | null;
-  readonly deadLetterQueue: string | null;
-  readonly defaultTimeToLiveMs: number | null;
-  readonly deadLetterOnExpiration: boolean;
-  readonly deduplicationWindowMs: number;
-  readonly defaultDelayMs: number;
-  readonly createdAt: number;
-  /** Settings a protocol server keeps with the queue and the engine does not read (tags, policies). */
-  readonly properties: Readonly<Record<string, string>>;
-}
-
 /**
  * What locking and delivering a message change, and what deciding about them needs: the part of a
  * message that settlement and upkeep read (a store may read it without the body).

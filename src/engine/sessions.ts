@@ -1,8 +1,9 @@
 import { QueueError } from "../core/errors.js";
+import type { QueueRecord } from "../rules/queue-records.js";
 import { type EngineContext, queueToReceiveFrom } from "./context.js";
 import { lockForDelivery } from "./delivery.js";
 import { maintain, release, unlockGroup } from "./maintenance.js";
-import type { GroupRecord, MessageRecord, QueueRecord } from "./records.js";
+import type { GroupRecord, MessageRecord } from "./records.js";
 
 /** A session lock as its holder knows it. */
 export interface SessionLock {

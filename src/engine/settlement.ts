@@ -1,14 +1,9 @@
 import { QueueError } from "../core/errors.js";
+import type { QueueRecord } from "../rules/queue-records.js";
 import type { EngineContext } from "./context.js";
 import { deadLetterOrFail } from "./dead-letters.js";
 import { release, releaseGroupIfIdle } from "./maintenance.js";
-import {
-  holdsLock,
-  type LockReference,
-  type MessageLock,
-  type MessageRecord,
-  type QueueRecord,
-} from "./records.js";
+import { holdsLock, type LockReference, type MessageLock, type MessageRecord } from "./records.js";
 
 /** How strictly a settlement checks its lock. */
 export interface SettleOptions {

@@ -1,10 +1,10 @@
+import type { QueueRecord } from "../rules/queue-records.js";
 import type {
   DuplicateRecord,
   GroupRecord,
   LockReference,
   MessageLock,
   MessageRecord,
-  QueueRecord,
   StateCounts,
 } from "./records.js";
 

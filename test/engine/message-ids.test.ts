@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newMessageId } from "../../src/engine/message-ids.js";
+import { newMessageId } from "../../src/rules/message-ids.js";
 
 describe("newMessageId", () => {
   it("makes version 4 UUIDs, all different, across many refills of its random bytes", () => {

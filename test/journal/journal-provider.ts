@@ -1,10 +1,11 @@
-import type { EngineProviderOptions } from "../../src/core/config.js";
 import { QueueClientFactory } from "../../src/core/factory.js";
 import { JournalStore } from "../../src/engine/journal/journal-store.js";
 import { QueueEngine } from "../../src/engine/queue-engine.js";
-import { EngineProvider, engineCapabilities } from "../../src/providers/engine/engine-provider.js";
+import { EngineProvider } from "../../src/providers/engine/engine-provider.js";
 import { acquireEngine } from "../../src/providers/engine/shared-engines.js";
-import { ENGINE_MAX_BATCH_SIZE, maxMessageBytesOf } from "../../src/providers/memory/memory-provider.js";
+import { fullCapabilities } from "../../src/rules/full-capabilities.js";
+import { MAX_BATCH_SIZE, maxMessageBytesOf } from "../../src/rules/limits.js";
+import type { EngineProviderOptions } from "../../src/rules/queue-defaults.js";
 
 /** The provider config of the test-only `journal` provider: the engine on a journal store at `path`. */
 export interface JournalProviderConfig extends EngineProviderOptions {
@@ -30,7 +31,7 @@ export function registerJournalProvider(): void {
       return new EngineProvider(
         engine,
         "sqlite",
-        engineCapabilities(maxMessageBytesOf(journal), ENGINE_MAX_BATCH_SIZE),
+        fullCapabilities(maxMessageBytesOf(journal), MAX_BATCH_SIZE),
         () => {
           openStores.delete(journal.path);
           return release();

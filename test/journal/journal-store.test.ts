@@ -13,8 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { JournalStore } from "../../src/engine/journal/journal-store.js";
-import { ENGINE_DEFAULTS, queueRecord } from "../../src/engine/queue-settings.js";
 import { createClient, type QueueClient, VirtualClock } from "../../src/index.js";
+import { QUEUE_DEFAULTS } from "../../src/rules/queue-defaults.js";
+import { queueRecord } from "../../src/rules/queue-records.js";
 import { holdings } from "./holdings.js";
 import { openStores, registerJournalProvider } from "./journal-provider.js";
 
@@ -231,7 +232,7 @@ describe("journal store", () => {
     const path = newPath();
     const store = new JournalStore(path, { synchronous: "FULL" });
     store.transaction(() =>
-      store.putQueue(queueRecord("q", { properties: { tag: "x" } }, ENGINE_DEFAULTS, 0)),
+      store.putQueue(queueRecord("q", { properties: { tag: "x" } }, QUEUE_DEFAULTS, 0)),
     );
     store.close();
     expect(() => store.listQueues()).toThrow(/closed/);

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { prepareMessage } from "../../src/core/validation.js";
 import { MemoryStore } from "../../src/engine/memory/memory-store.js";
 import { QueueEngine } from "../../src/engine/queue-engine.js";
-import { EngineProvider, engineCapabilities } from "../../src/providers/engine/engine-provider.js";
+import { EngineProvider } from "../../src/providers/engine/engine-provider.js";
+import { fullCapabilities } from "../../src/rules/full-capabilities.js";
 
 /** A memory store that counts its outermost transactions (the ones a disk store would commit). */
 class CountingStore extends MemoryStore {
@@ -20,7 +21,7 @@ class CountingStore extends MemoryStore {
   }
 }
 
-const capabilities = engineCapabilities(256 * 1024, 100);
+const capabilities = fullCapabilities(256 * 1024, 100);
 const context = { signal: new AbortController().signal, timeoutMs: 1_000 };
 const message = (body: string) => prepareMessage(body, capabilities);
 

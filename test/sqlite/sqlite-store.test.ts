@@ -9,7 +9,7 @@ import { SCHEMA_VERSION } from "../../src/engine/sqlite/schema.js";
 import { SqliteStore } from "../../src/engine/sqlite/sqlite-store.js";
 import { prepareStatements } from "../../src/engine/sqlite/statements.js";
 import { createClient, QueueError, VirtualClock } from "../../src/index.js";
-import { engineCapabilities } from "../../src/providers/engine/engine-provider.js";
+import { fullCapabilities } from "../../src/rules/full-capabilities.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-sqlite-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -214,7 +214,7 @@ describe("sqlite store", () => {
     const path = newPath();
     const limitPages = 256;
     const engine = new QueueEngine(new SqliteStore(path, { walLimitPages: limitPages }));
-    const message = prepareMessage(Buffer.alloc(4_000, 1), engineCapabilities(1_048_576, 100));
+    const message = prepareMessage(Buffer.alloc(4_000, 1), fullCapabilities(1_048_576, 100));
     let largestLog = 0;
     // Each round sends 20 pages of bodies and settles them: 600 rounds write far more log than the limit.
     for (let round = 0; round < 600; round++) {

@@ -1,4 +1,5 @@
 import { QueueError } from "../../core/errors.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
 import type { MemoryStore, QueueContents } from "../memory/memory-store.js";
 import {
   type DuplicateRecord,
@@ -8,7 +9,6 @@ import {
   type MessageLock,
   type MessageRecord,
   type MessageState,
-  type QueueRecord,
 } from "../records.js";
 
 /**

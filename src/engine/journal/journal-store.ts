@@ -1,4 +1,5 @@
 import { QueueError } from "../../core/errors.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
 import { MemoryStore, type QueueContents } from "../memory/memory-store.js";
 import type {
   DuplicateRecord,
@@ -6,7 +7,6 @@ import type {
   LockReference,
   MessageLock,
   MessageRecord,
-  QueueRecord,
   StateCounts,
 } from "../records.js";
 import type { QueueStore } from "../store.js";

@@ -1,4 +1,5 @@
 import { QueueError } from "../../core/errors.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
 import {
   type DuplicateRecord,
   type GroupRecord,
@@ -7,7 +8,6 @@ import {
   type MessageLock,
   type MessageRecord,
   type MessageState,
-  type QueueRecord,
   type StateCounts,
 } from "../records.js";
 import type { QueueStore } from "../store.js";

@@ -2,6 +2,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
 import {
   type DuplicateRecord,
   type GroupLockKind,
@@ -10,7 +11,6 @@ import {
   MESSAGE_STATES,
   type MessageLock,
   type MessageRecord,
-  type QueueRecord,
   type StateCounts,
 } from "../records.js";
 import type { QueueStore } from "../store.js";

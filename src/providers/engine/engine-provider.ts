@@ -18,32 +18,10 @@ import type {
 } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
 import { type QueueEngine, type RunWrite, runNow } from "../../engine/queue-engine.js";
-import { deadLetterQueueOfRecord, queueInfo } from "../../engine/queue-settings.js";
 import type { LockReference, MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
 import { WriteBatcher } from "../../engine/write-batcher.js";
-
-const CENTURY_MS = 100 * 365 * 24 * 3_600_000;
-
-/** What the engine-backed providers can do: everything, natively. */
-export function engineCapabilities(maxMessageBytes: number, maxBatchSize: number): Capabilities {
-  return Object.freeze({
-    sessions: "native",
-    batching: true,
-    maxBatchSize,
-    maxMessageBytes,
-    deadLetter: "native",
-    delayedDelivery: true,
-    maxDelayMs: CENTURY_MS,
-    sessionState: true,
-    lockRenewal: true,
-    ordering: "fifo",
-    timeToLive: true,
-    redrive: true,
-    lockedCount: true,
-    peek: true,
-  });
-}
+import { deadLetterQueueOfRecord, queueInfo } from "../../rules/queue-records.js";
 
 const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
 

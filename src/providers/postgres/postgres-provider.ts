@@ -13,10 +13,10 @@ import type {
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { validateDuration } from "../../core/validation.js";
-import { resolveEngineDefaults } from "../../engine/queue-settings.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
-import { engineCapabilities } from "../engine/engine-provider.js";
-import { maxMessageBytesOf } from "../memory/memory-provider.js";
+import { fullCapabilities } from "../../rules/full-capabilities.js";
+import { maxMessageBytesOf } from "../../rules/limits.js";
+import { resolveQueueDefaults } from "../../rules/queue-defaults.js";
 import { DatabaseClock } from "./database-clock.js";
 import { PostgresMessages } from "./postgres-messages.js";
 import { type PostgresQueue, PostgresQueues } from "./postgres-queues.js";
@@ -103,8 +103,8 @@ export class PostgresProvider implements QueueProvider {
     }
     this.#createQueues = options.createQueues;
     // The engine's semantics, in SQL: what the engine-backed providers can do, this one can.
-    this.capabilities = engineCapabilities(maxMessageBytesOf(config), MAX_BATCH_SIZE);
-    const defaults = resolveEngineDefaults(config);
+    this.capabilities = fullCapabilities(maxMessageBytesOf(config), MAX_BATCH_SIZE);
+    const defaults = resolveQueueDefaults(config);
     const queues = new PostgresQueues(this.#pool, this.#schema, this.#clock, defaults, () => this.#open());
     this.admin = queues;
     this.#messages = new PostgresMessages(this.#pool, this.#schema, this.providerType);

@@ -3,15 +3,15 @@ import type { Clock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
 import { peekedMessage } from "../../core/peeked-message.js";
 import { validateQueueName } from "../../core/validation.js";
+import type { PgPool } from "../../postgres/pg-pool.js";
+import type { QueueDefaults } from "../../rules/queue-defaults.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
 import {
   deadLetterQueueOfRecord,
   deadLetterQueueRecord,
-  type EngineDefaults,
   queueInfo,
   queueRecord,
-} from "../../engine/queue-settings.js";
-import type { QueueRecord } from "../../engine/records.js";
-import type { PgPool } from "../../postgres/pg-pool.js";
+} from "../../rules/queue-records.js";
 import { type MessageRow, messageFields } from "./message-rows.js";
 import { pgQuery } from "./pg-failures.js";
 
@@ -31,7 +31,7 @@ export class PostgresQueues implements QueueAdmin {
   readonly #pool: PgPool;
   readonly #schema: string;
   readonly #clock: Clock;
-  readonly #defaults: EngineDefaults;
+  readonly #defaults: QueueDefaults;
   readonly #known = new Map<string, { queue: PostgresQueue; readAt: number }>();
   /** Makes or migrates the tables on first use. */
   readonly #open: () => Promise<void>;
@@ -40,7 +40,7 @@ export class PostgresQueues implements QueueAdmin {
     pool: PgPool,
     schema: string,
     clock: Clock,
-    defaults: EngineDefaults,
+    defaults: QueueDefaults,
     open: () => Promise<void>,
   ) {
     this.#open = open;

@@ -1,5 +1,5 @@
 import type { Clock } from "../../core/clock.js";
-import { Waiters } from "../../engine/waiters.js";
+import { Waiters } from "../../core/waiters.js";
 
 /**
  * The waits of one client's receives and accepts, woken by signals of their queue (a send or

@@ -6,7 +6,7 @@ import { Delivery, type MessageFields } from "../../core/message.js";
 import { peekedMessage } from "../../core/peeked-message.js";
 import type { OutgoingMessage } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
-import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../engine/dead-letters.js";
+import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../rules/dead-letters.js";
 import { receiptToken } from "./receipts.js";
 
 /** Service Bus's reasons for its own dead letters, and queue-runtime's names for them. */

@@ -15,7 +15,7 @@ import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } f
 import type { Clock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
 import { validateQueueName } from "../../core/validation.js";
-import { DEAD_LETTER_ATTRIBUTES } from "../../engine/dead-letters.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../../rules/dead-letters.js";
 import { fromSdkError, type Redact } from "./errors.js";
 import type { Links } from "./links.js";
 import { DEAD_LETTER_SUFFIX, deadLetterSource, toPeekedMessage } from "./message-mapping.js";

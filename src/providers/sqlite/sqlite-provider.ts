@@ -3,11 +3,12 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { ProviderConfig, SqliteProviderConfig } from "../../core/config.js";
 import { QueueError } from "../../core/errors.js";
 import { QueueEngine } from "../../engine/queue-engine.js";
-import { resolveEngineDefaults } from "../../engine/queue-settings.js";
 import { SqliteStore } from "../../engine/sqlite/sqlite-store.js";
-import { EngineProvider, engineCapabilities } from "../engine/engine-provider.js";
+import { fullCapabilities } from "../../rules/full-capabilities.js";
+import { MAX_BATCH_SIZE, maxMessageBytesOf } from "../../rules/limits.js";
+import { resolveQueueDefaults } from "../../rules/queue-defaults.js";
+import { EngineProvider } from "../engine/engine-provider.js";
 import { acquireEngine } from "../engine/shared-engines.js";
-import { ENGINE_MAX_BATCH_SIZE, maxMessageBytesOf } from "../memory/memory-provider.js";
 
 /** How often a waiting receive looks for messages sent by other processes sharing the file. */
 export const SQLITE_POLL_INTERVAL_MS = 25;
@@ -35,9 +36,9 @@ export async function createSqliteProvider(
     );
   if (sqlite.synchronous !== undefined && sqlite.synchronous !== "NORMAL" && sqlite.synchronous !== "FULL")
     throw new QueueError("Configuration", "synchronous must be NORMAL or FULL");
-  const capabilities = engineCapabilities(maxMessageBytesOf(sqlite), ENGINE_MAX_BATCH_SIZE);
+  const capabilities = fullCapabilities(maxMessageBytesOf(sqlite), MAX_BATCH_SIZE);
   // Checked before the file is opened: a refused config leaves no file behind.
-  resolveEngineDefaults(sqlite);
+  resolveQueueDefaults(sqlite);
   const create = () =>
     new QueueEngine(new SqliteStore(sqlite.path, { synchronous: sqlite.synchronous ?? "NORMAL" }), {
       ...sqlite,

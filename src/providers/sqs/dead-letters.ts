@@ -1,7 +1,7 @@
 import { QueueError } from "../../core/errors.js";
 import type { OperationContext, OutgoingMessage } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
-import { DEAD_LETTER_ATTRIBUTES } from "../../engine/dead-letters.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../../rules/dead-letters.js";
 import type { DecodedMessage } from "./message-mapping.js";
 import { queueNameOfArn, queueNameOfUrl, type SqsQueue } from "./queue-urls.js";
 import { parseReceipt, receiptQueueSettings } from "./receipts.js";

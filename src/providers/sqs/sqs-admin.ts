@@ -2,7 +2,7 @@ import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } f
 import { QueueError } from "../../core/errors.js";
 import { peekUnsupported } from "../../core/peeked-message.js";
 import type { OperationContext } from "../../core/provider.js";
-import { deadLetterQueueName } from "../../engine/queue-settings.js";
+import { deadLetterQueueName } from "../../rules/dead-letters.js";
 import { redrive } from "./dead-letters.js";
 import { checkSqsQueueName, isFifoName, parseRedrivePolicy, type SqsQueue } from "./queue-urls.js";
 import type { SqsContext } from "./sqs-context.js";

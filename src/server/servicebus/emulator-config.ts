@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { type ParseError, parse, printParseErrorCode, visit } from "jsonc-parser";
 import { QueueError } from "../../core/errors.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
-import type { QueueRecord } from "../../engine/records.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
 import { findQueue } from "./entities.js";
 import {
   describeQueue,

@@ -1,5 +1,5 @@
 import type { QueueEngine } from "../../engine/queue-engine.js";
-import type { QueueRecord } from "../../engine/records.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
 
 /** What an AMQP address or an admin path names: a queue, or its dead-letter sub-queue, and whether its `$management` node. */
 export interface EntityAddress {

@@ -1,6 +1,6 @@
 import type { QueueEngine } from "../../engine/queue-engine.js";
-import { deadLetterQueueRecord } from "../../engine/queue-settings.js";
-import type { QueueRecord } from "../../engine/records.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
+import { deadLetterQueueRecord } from "../../rules/queue-records.js";
 import { type EntityAddress, findQueue, findServiceBusQueue, parseEntityPath } from "./entities.js";
 import { AZURE_QUEUE_DEFAULTS, newQueueRecord, validateServiceBusQueueName } from "./queue-description.js";
 

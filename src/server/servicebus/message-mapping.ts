@@ -1,7 +1,7 @@
 import rhea from "rhea";
-import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../engine/dead-letters.js";
 import type { EngineMessage } from "../../engine/delivery.js";
 import type { MessageRecord } from "../../engine/records.js";
+import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../rules/dead-letters.js";
 import {
   type AmqpMessage,
   attributeText,

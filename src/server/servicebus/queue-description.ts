@@ -2,8 +2,9 @@ import { formatIsoDuration, parseIsoDuration } from "../../azure/iso-duration.js
 import type { QueueOptions } from "../../core/admin.js";
 import { QueueError, type QueueErrorCode } from "../../core/errors.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
-import { deadLetterQueueName, queueRecord } from "../../engine/queue-settings.js";
-import type { QueueRecord } from "../../engine/records.js";
+import { deadLetterQueueName } from "../../rules/dead-letters.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
+import { queueRecord } from "../../rules/queue-records.js";
 
 /** The statuses a client may give a queue. */
 export const ENTITY_STATUSES = ["Active", "Disabled", "SendDisabled", "ReceiveDisabled"] as const;
@@ -115,7 +116,7 @@ const KEY = {
   updatedAt: "servicebus:UpdatedAt",
 } as const;
 
-// The engine's own limits (queue-settings.ts): past them a count or time to live means "never".
+// The engine's own limits (src/rules/queue-defaults.ts): past them a count or time to live means "never".
 const ENGINE_MAX_DELIVERY_COUNT = 1_000_000;
 const ENGINE_MAX_DURATION_MS = 100 * 365 * 24 * 3_600_000;
 const ENGINE_MAX_LOCK_MS = 12 * 3_600_000;

@@ -12,9 +12,10 @@ import {
   type SendMessageBatchRequestEntry,
   sqsError,
 } from "../../aws/index.js";
-import { DEAD_LETTER_ATTRIBUTES } from "../../engine/dead-letters.js";
 import type { EngineMessage } from "../../engine/delivery.js";
-import type { MessageRecord, QueueRecord } from "../../engine/records.js";
+import type { MessageRecord } from "../../engine/records.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../../rules/dead-letters.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
 import { maximumMessageSize } from "./queue-attributes.js";
 import type { QueueAddresses } from "./queue-urls.js";
 

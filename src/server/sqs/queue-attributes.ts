@@ -1,6 +1,6 @@
 import { QUEUE_ATTRIBUTE_NAMES, sqsError } from "../../aws/index.js";
 import type { QueueStats } from "../../core/admin.js";
-import type { QueueRecord } from "../../engine/records.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
 import { hasFifoSuffix, type QueueAddresses } from "./queue-urls.js";
 import type { ServiceState } from "./sqs-service.js";
 

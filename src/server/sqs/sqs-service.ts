@@ -1,8 +1,8 @@
 import { type SqsOperation, type SqsOutput, type SqsRequest, sqsError } from "../../aws/index.js";
 import type { Clock } from "../../core/clock.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
-import type { QueueRecord } from "../../engine/records.js";
 import { WriteBatcher } from "../../engine/write-batcher.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
 import { moveTaskHandlers } from "./handlers/move-task-handlers.js";
 import { permissionHandlers } from "./handlers/permission-handlers.js";
 import { queueHandlers } from "./handlers/queue-handlers.js";

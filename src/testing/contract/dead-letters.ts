@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { QueueError } from "../../core/errors.js";
-import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../engine/dead-letters.js";
+import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../rules/dead-letters.js";
 import { expectCode } from "./harness.js";
 import { contractCase, type Suite } from "./suite.js";
 

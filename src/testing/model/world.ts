@@ -4,7 +4,7 @@ import type { ReceivedMessage } from "../../core/message.js";
 import { MAX_PEEK } from "../../core/peeked-message.js";
 import type { QueueClient, SessionClient } from "../../core/queue-client.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
-import { DEAD_LETTER_ATTRIBUTES } from "../../engine/dead-letters.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../../rules/dead-letters.js";
 import { sameResult, sameValue } from "./outcome.js";
 import {
   type DeadLetterMark,

@@ -2,7 +2,7 @@ import { ServiceBusClient } from "@azure/service-bus";
 import Long from "long";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { QueueClient } from "../../../src/core/queue-client.js";
-import { DEAD_LETTER_ATTRIBUTES } from "../../../src/engine/dead-letters.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../../../src/rules/dead-letters.js";
 import { useServiceBusServer } from "./server.js";
 
 const server = useServiceBusServer();

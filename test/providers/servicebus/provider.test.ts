@@ -6,8 +6,8 @@ import type {
   ServiceBusProviderConfig,
 } from "../../../src/core/config.js";
 import type { QueueClient } from "../../../src/core/queue-client.js";
-import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../../src/engine/dead-letters.js";
 import { createClient, QueueError } from "../../../src/index.js";
+import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../../src/rules/dead-letters.js";
 import { rejection } from "../../../src/testing/contract/harness.js";
 import { EMULATOR_KEY } from "../../server/servicebus/harness.js";
 import { useServiceBusServer } from "./server.js";

@@ -1,6 +1,6 @@
 import { QueueError } from "../../../core/errors.js";
 import type { QueueEngine } from "../../../engine/queue-engine.js";
-import type { QueueRecord } from "../../../engine/records.js";
+import type { QueueRecord } from "../../../rules/queue-records.js";
 import { deadLetterQueueNames, findQueue, findServiceBusQueue } from "../entities.js";
 import {
   describeQueueRecord,

@@ -1,6 +1,6 @@
 import { isDeferred } from "../../../engine/deferral-marks.js";
 import type { QueueEngine } from "../../../engine/queue-engine.js";
-import type { QueueRecord } from "../../../engine/records.js";
+import type { QueueRecord } from "../../../rules/queue-records.js";
 
 /** A queue's message counts as Azure reports them. */
 export interface RuntimeCounts {

@@ -1,5 +1,5 @@
 import { sqsError } from "../../../aws/index.js";
-import type { QueueRecord } from "../../../engine/records.js";
+import type { QueueRecord } from "../../../rules/queue-records.js";
 import { attributeContext, updatedQueueRecord } from "../queue-attributes.js";
 import type { Handlers, ServiceState } from "../sqs-service.js";
 

@@ -1,6 +1,7 @@
 import { type Message, sqsError } from "../../../aws/index.js";
 import { QueueError } from "../../../core/errors.js";
-import type { LockReference, MessageRecord, QueueRecord } from "../../../engine/records.js";
+import type { LockReference, MessageRecord } from "../../../engine/records.js";
+import type { QueueRecord } from "../../../rules/queue-records.js";
 import { checkToken, type ReceiveSelection, toSqsMessage } from "../message-codec.js";
 import { defaultWaitSeconds } from "../queue-attributes.js";
 import { receiptHandleOf } from "../receipt-handles.js";

@@ -6,7 +6,7 @@ import {
   sqsError,
 } from "../../../aws/index.js";
 import type { SendOutcome } from "../../../engine/delivery.js";
-import type { QueueRecord } from "../../../engine/records.js";
+import type { QueueRecord } from "../../../rules/queue-records.js";
 import { type PreparedSend, prepareSend, sequenceNumberOf } from "../message-codec.js";
 import { SQS_MAX_MESSAGE_BYTES } from "../queue-attributes.js";
 import type { Handlers } from "../sqs-service.js";

@@ -1,6 +1,7 @@
 import { type BatchResultErrorEntry, checkBatchEntries, sqsError } from "../../../aws/index.js";
 import { QueueError } from "../../../core/errors.js";
-import type { LockReference, QueueRecord } from "../../../engine/records.js";
+import type { LockReference } from "../../../engine/records.js";
+import type { QueueRecord } from "../../../rules/queue-records.js";
 import { lockOfReceipt } from "../receipt-handles.js";
 import type { Handlers, ServiceState } from "../sqs-service.js";
 import { failedEntry } from "./send-handlers.js";

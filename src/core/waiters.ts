@@ -1,4 +1,4 @@
-import type { Clock } from "../core/clock.js";
+import type { Clock } from "./clock.js";
 
 /**
  * Receivers waiting for a queue to change. A send, an abandon or a released session wakes every

@@ -1,57 +1,24 @@
 import type { QueueInfo, QueueOptions } from "../core/admin.js";
 import { QueueError } from "../core/errors.js";
 import { validateCount, validateDuration, validateQueueName } from "../core/validation.js";
-import type { QueueRecord } from "./records.js";
+import { deadLetterQueueName, FIFO_SUFFIX } from "./dead-letters.js";
+import { MAX_DURATION_MS, MAX_LOCK_MS, type QueueDefaults } from "./queue-defaults.js";
 
-/** The engine's defaults for queues created without options of their own. */
-export interface EngineDefaults {
+/** A queue's settings as a provider that keeps its own stores them. Durations in ms; `null` means "never". */
+export interface QueueRecord {
+  readonly name: string;
+  /** Messages carry a session id and are delivered in order per session (message group). */
+  readonly fifo: boolean;
   readonly lockDurationMs: number;
-  readonly sessionLockDurationMs: number;
   readonly maxDeliveryCount: number | null;
+  readonly deadLetterQueue: string | null;
   readonly defaultTimeToLiveMs: number | null;
+  readonly deadLetterOnExpiration: boolean;
   readonly deduplicationWindowMs: number;
-}
-
-/** 30 s locks, 60 s session locks, 10 deliveries, no time to live, a 5 minute deduplication window. */
-export const ENGINE_DEFAULTS: EngineDefaults = Object.freeze({
-  lockDurationMs: 30_000,
-  sessionLockDurationMs: 60_000,
-  maxDeliveryCount: 10,
-  defaultTimeToLiveMs: null,
-  deduplicationWindowMs: 300_000,
-});
-
-const MAX_LOCK_MS = 12 * 3_600_000;
-const MAX_DURATION_MS = 100 * 365 * 24 * 3_600_000;
-const FIFO_SUFFIX = ".fifo";
-
-/** Engine defaults from partial ones, each checked. */
-export function resolveEngineDefaults(options: Partial<EngineDefaults>): EngineDefaults {
-  const pick = <K extends keyof EngineDefaults>(key: K): EngineDefaults[K] =>
-    options[key] === undefined ? ENGINE_DEFAULTS[key] : (options[key] as EngineDefaults[K]);
-  const maxDeliveryCount = pick("maxDeliveryCount");
-  const defaultTimeToLiveMs = pick("defaultTimeToLiveMs");
-  return {
-    lockDurationMs: validateDuration("lockDurationMs", pick("lockDurationMs"), 1, MAX_LOCK_MS),
-    sessionLockDurationMs: validateDuration(
-      "sessionLockDurationMs",
-      pick("sessionLockDurationMs"),
-      1,
-      MAX_LOCK_MS,
-    ),
-    maxDeliveryCount:
-      maxDeliveryCount === null ? null : validateCount("maxDeliveryCount", maxDeliveryCount, 1, 1_000_000),
-    defaultTimeToLiveMs:
-      defaultTimeToLiveMs === null
-        ? null
-        : validateDuration("defaultTimeToLiveMs", defaultTimeToLiveMs, 1, MAX_DURATION_MS),
-    deduplicationWindowMs: validateDuration(
-      "deduplicationWindowMs",
-      pick("deduplicationWindowMs"),
-      0,
-      MAX_DURATION_MS,
-    ),
-  };
+  readonly defaultDelayMs: number;
+  readonly createdAt: number;
+  /** Settings a protocol server keeps with the queue and the engine does not read (tags, policies). */
+  readonly properties: Readonly<Record<string, string>>;
 }
 
 /**
@@ -66,18 +33,11 @@ export function deadLetterQueueOfRecord(name: string, record: QueueRecord | unde
   return record.deadLetterQueue;
 }
 
-/** The engine's name for a queue's dead-letter queue: `<name>-dlq`, with `.fifo` kept last. */
-export function deadLetterQueueName(name: string): string {
-  return name.endsWith(FIFO_SUFFIX)
-    ? `${name.slice(0, -FIFO_SUFFIX.length)}-dlq${FIFO_SUFFIX}`
-    : `${name}-dlq`;
-}
-
-/** A queue record from options, engine defaults filling the gaps; bad options fail with `Validation`. */
+/** A queue record from options, queue defaults filling the gaps; bad options fail with `Validation`. */
 export function queueRecord(
   name: string,
   options: QueueOptions & { properties?: Record<string, string> },
-  defaults: EngineDefaults,
+  defaults: QueueDefaults,
   now: number,
 ): QueueRecord {
   validateQueueName(name);

@@ -1,7 +1,8 @@
-import { parseQueueUrl } from "../core/config.js";
+import "../providers/built-in.js";
 import { QueueError } from "../core/errors.js";
 import { createClient } from "../core/factory.js";
 import type { QueueClient } from "../core/queue-client.js";
+import { parseQueueUrl } from "../core/queue-url.js";
 
 /** The environment variable naming the provider when `--url` is not given. */
 export const QUEUE_URL_ENV = "QUEUE_URL";

@@ -1,8 +1,7 @@
-/** The providers queue-runtime ships; a provider of your own may use any other name. */
-export const PROVIDER_TYPES = ["memory", "sqlite", "sqs", "servicebus"] as const;
+import type { ProviderConfigs } from "./config.js";
 
-/** The name of a provider. */
-export type ProviderType = (typeof PROVIDER_TYPES)[number] | (string & {});
+/** The name of a provider: a shipped one's, or any other for a provider of your own. */
+export type ProviderType = keyof ProviderConfigs | (string & {});
 
 /** How a provider supports sessions: natively, emulated on another feature, or not at all. */
 export type SessionSupport = "native" | "emulated" | "none";

@@ -1,61 +1,16 @@
 import type { Clock } from "./clock.js";
-import { type ProviderConfig, parseQueueUrl, type QueueConfig } from "./config.js";
+import type { ProviderConfig, QueueConfig } from "./config.js";
 import { QueueError } from "./errors.js";
 import type { QueueProvider } from "./provider.js";
+import {
+  type ProviderFactory,
+  providerOfType,
+  registeredProviderTypes,
+  registerProvider,
+} from "./provider-registry.js";
 import type { QueueClient } from "./queue-client.js";
+import { parseQueueUrl, untypedUrlConfig } from "./queue-url.js";
 import { checkStandardClientOptions, StandardQueueClient } from "./standard-queue-client.js";
-
-/** Builds a provider from its config; `createQueues` is already resolved. */
-export type ProviderFactory = (
-  config: ProviderConfig,
-  options: { createQueues: boolean },
-) => Promise<QueueProvider>;
-
-interface Registration {
-  readonly load: () => Promise<ProviderFactory>;
-  /** Whether queues are created on first use unless the config says otherwise. */
-  readonly createsQueues: boolean;
-}
-
-// Built-in providers load on first use, so an application pays only for the one it runs.
-const registry = new Map<string, Registration>([
-  [
-    "memory",
-    {
-      load: async () => (await import("../providers/memory/memory-provider.js")).createMemoryProvider,
-      createsQueues: true,
-    },
-  ],
-  [
-    "sqlite",
-    {
-      load: async () => (await import("../providers/sqlite/sqlite-provider.js")).createSqliteProvider,
-      createsQueues: true,
-    },
-  ],
-  [
-    "postgres",
-    {
-      load: async () => (await import("../providers/postgres/postgres-provider.js")).createPostgresProvider,
-      createsQueues: true,
-    },
-  ],
-  [
-    "sqs",
-    {
-      load: async () => (await import("../providers/sqs/sqs-provider.js")).createSqsProvider,
-      createsQueues: false,
-    },
-  ],
-  [
-    "servicebus",
-    {
-      load: async () =>
-        (await import("../providers/servicebus/servicebus-provider.js")).createServiceBusProvider,
-      createsQueues: false,
-    },
-  ],
-]);
 
 function clockOf(provider: ProviderConfig): Clock | undefined {
   const clock = (provider as { clock?: unknown }).clock;
@@ -88,11 +43,11 @@ export const QueueClientFactory = {
         "Configuration",
         "a queue config needs provider.type, such as { provider: { type: 'memory' } }",
       );
-    const registration = registry.get(resolved.provider.type);
+    const registration = providerOfType(resolved.provider.type);
     if (registration === undefined)
       throw new QueueError(
         "Configuration",
-        `unknown provider ${JSON.stringify(resolved.provider.type)}; known: ${[...registry.keys()].join(", ")}`,
+        `unknown provider ${JSON.stringify(resolved.provider.type)}; known: ${registeredProviderTypes().join(", ")}`,
       );
     const clock = clockOf(resolved.provider);
     const clientOptions = {
@@ -119,11 +74,15 @@ export const QueueClientFactory = {
     }
   },
 
-  /** Makes `type` available to `createClient`, for a provider of your own. */
+  /** Makes `type` available to `createClient`, for a provider of your own; `<type>:` URLs pass their parameters as strings. */
   registerProvider(type: string, factory: ProviderFactory, options: { createQueues?: boolean } = {}): void {
-    if (typeof type !== "string" || !/^[a-z][a-z0-9-]*$/.test(type))
-      throw new QueueError("Configuration", "a provider type is lowercase letters, digits and '-'");
-    registry.set(type, { load: async () => factory, createsQueues: options.createQueues ?? false });
+    registerProvider({
+      type,
+      schemes: [type],
+      createsQueues: options.createQueues ?? false,
+      fromUrl: (url) => untypedUrlConfig(type, url),
+      load: async () => factory,
+    });
   },
 };
 

@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import type { UrlOptionNames } from "../core/queue-url.js";
 import { validateCount, validateDuration } from "../core/validation.js";
 
 /** The queue options a provider config may set (memory, sqlite, postgres, the brokers), in the provider object or as URL query parameters. */
@@ -70,3 +71,15 @@ export function resolveQueueDefaults(options: Partial<QueueDefaults>): QueueDefa
     ),
   };
 }
+
+/** The queue options a provider's URL takes as query parameters, where the provider honours them all. */
+export const QUEUE_OPTION_NAMES = {
+  numbers: [
+    "lockDurationMs",
+    "maxDeliveryCount",
+    "sessionLockDurationMs",
+    "defaultTimeToLiveMs",
+    "deduplicationWindowMs",
+    "maxMessageBytes",
+  ],
+} as const satisfies UrlOptionNames;

@@ -1,5 +1,13 @@
 import { inspect } from "node:util";
-import type { AwsCredentials } from "../../core/config.js";
+
+/** AWS credentials. */
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  /** When temporary credentials stop working; they are fetched again before then. */
+  expiration?: Date;
+}
 
 const REDACTED = "[redacted]";
 

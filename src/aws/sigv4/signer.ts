@@ -1,6 +1,5 @@
 import type { Clock } from "../../core/clock.js";
 import { systemClock } from "../../core/clock.js";
-import type { AwsCredentials } from "../../core/config.js";
 import { QueueError } from "../../core/errors.js";
 import { formatAuthorization } from "./authorization.js";
 import {
@@ -10,6 +9,7 @@ import {
   sha256Hex,
   stringToSign,
 } from "./canonical-request.js";
+import type { AwsCredentials } from "./credentials.js";
 import type { HttpHeaders } from "./headers.js";
 import { forEachHeader } from "./headers.js";
 import { SigningKeyCache, signatureOf } from "./signing-key.js";

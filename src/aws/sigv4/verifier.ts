@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../../core/clock.js";
 import { systemClock } from "../../core/clock.js";
-import type { AwsCredentials } from "../../core/config.js";
 import { AuthorizationParser } from "./authorization.js";
 import {
   canonicalRequest,
@@ -13,6 +12,7 @@ import {
   stringToSign,
   UNSIGNED_PAYLOAD,
 } from "./canonical-request.js";
+import type { AwsCredentials } from "./credentials.js";
 import type { HttpHeaders } from "./headers.js";
 import { getHeader } from "./headers.js";
 import { SigningKeyCache } from "./signing-key.js";

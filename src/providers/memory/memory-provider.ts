@@ -1,10 +1,11 @@
-import type { MemoryProviderConfig, ProviderConfig } from "../../core/config.js";
+import type { ProviderConfig } from "../../core/config.js";
 import { MemoryStore } from "../../engine/memory/memory-store.js";
 import { QueueEngine } from "../../engine/queue-engine.js";
 import { fullCapabilities } from "../../rules/full-capabilities.js";
 import { MAX_BATCH_SIZE, maxMessageBytesOf } from "../../rules/limits.js";
 import { EngineProvider } from "../engine/engine-provider.js";
 import { acquireEngine } from "../engine/shared-engines.js";
+import type { MemoryProviderConfig } from "./config.js";
 
 /** A provider whose queues live in this process's memory; clients given the same `name` share them. */
 export async function createMemoryProvider(

@@ -2,7 +2,7 @@ import pg from "pg";
 import { noQueueToAcceptFrom } from "../../core/await-queue.js";
 import type { Capabilities } from "../../core/capabilities.js";
 import type { Clock } from "../../core/clock.js";
-import type { PostgresProviderConfig, ProviderConfig } from "../../core/config.js";
+import type { ProviderConfig } from "../../core/config.js";
 import { type BatchEntryResult, QueueError } from "../../core/errors.js";
 import type { ReceivedMessage } from "../../core/message.js";
 import type {
@@ -17,6 +17,7 @@ import type { PgPool } from "../../postgres/pg-pool.js";
 import { fullCapabilities } from "../../rules/full-capabilities.js";
 import { maxMessageBytesOf } from "../../rules/limits.js";
 import { resolveQueueDefaults } from "../../rules/queue-defaults.js";
+import type { PostgresProviderConfig } from "./config.js";
 import { DatabaseClock } from "./database-clock.js";
 import { PostgresMessages } from "./postgres-messages.js";
 import { type PostgresQueue, PostgresQueues } from "./postgres-queues.js";

@@ -4,8 +4,8 @@ import {
   ServiceBusClient,
   type ServiceBusClientOptions,
 } from "@azure/service-bus";
-import type { ServiceBusProviderConfig } from "../../core/config.js";
 import { QueueError } from "../../core/errors.js";
+import type { ServiceBusProviderConfig } from "./config.js";
 import type { Redact } from "./errors.js";
 import { plainHttpPolicy } from "./plain-http-policy.js";
 

@@ -5,7 +5,7 @@ import { awaitQueue, noQueueToAcceptFrom } from "../../core/await-queue.js";
 import { sendNamingSessions } from "../../core/batch.js";
 import type { Capabilities } from "../../core/capabilities.js";
 import { type Clock, systemClock } from "../../core/clock.js";
-import type { ProviderConfig, ServiceBusProviderConfig } from "../../core/config.js";
+import type { ProviderConfig } from "../../core/config.js";
 import { type BatchEntryResult, QueueError } from "../../core/errors.js";
 import type { ReceivedMessage } from "../../core/message.js";
 import type {
@@ -17,6 +17,7 @@ import type {
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
 import { BorrowedSessions } from "./borrowed-sessions.js";
+import type { ServiceBusProviderConfig } from "./config.js";
 import { connect, type ServiceBusConnection } from "./connection.js";
 import { DelayedAbandons } from "./delayed-abandons.js";
 import { fromSdkError, isAbort } from "./errors.js";

@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import type { ProviderConfig, SqliteProviderConfig } from "../../core/config.js";
+import type { ProviderConfig } from "../../core/config.js";
 import { QueueError } from "../../core/errors.js";
 import { QueueEngine } from "../../engine/queue-engine.js";
 import { SqliteStore } from "../../engine/sqlite/sqlite-store.js";
@@ -9,6 +9,7 @@ import { MAX_BATCH_SIZE, maxMessageBytesOf } from "../../rules/limits.js";
 import { resolveQueueDefaults } from "../../rules/queue-defaults.js";
 import { EngineProvider } from "../engine/engine-provider.js";
 import { acquireEngine } from "../engine/shared-engines.js";
+import type { SqliteProviderConfig } from "./config.js";
 
 /** How often a waiting receive looks for messages sent by other processes sharing the file. */
 export const SQLITE_POLL_INTERVAL_MS = 25;

@@ -1,7 +1,7 @@
 import { inspect } from "node:util";
+import type { AwsCredentials } from "../../aws/sigv4/credentials.js";
 import { SigV4Credentials } from "../../aws/sigv4/credentials.js";
 import type { Clock } from "../../core/clock.js";
-import type { AwsCredentials } from "../../core/config.js";
 import { QueueError } from "../../core/errors.js";
 
 /** What `provider.credentials` may be: a key pair, or a function in the style of `@aws-sdk/credential-providers`. */

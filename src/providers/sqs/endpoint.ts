@@ -1,6 +1,6 @@
 import { regionFromHost } from "../../aws/sigv4/region.js";
-import type { SqsProviderConfig } from "../../core/config.js";
 import { QueueError } from "../../core/errors.js";
+import type { SqsProviderConfig } from "./config.js";
 
 /** Where requests go and which region they are signed for. */
 export interface SqsEndpoint {

@@ -2,7 +2,7 @@ import type { QueueAdmin } from "../../core/admin.js";
 import { awaitQueue, noQueueToAcceptFrom } from "../../core/await-queue.js";
 import type { Capabilities } from "../../core/capabilities.js";
 import { type Clock, systemClock } from "../../core/clock.js";
-import type { ProviderConfig, SqsProviderConfig } from "../../core/config.js";
+import type { ProviderConfig } from "../../core/config.js";
 import { type BatchEntryResult, QueueError } from "../../core/errors.js";
 import type { ReceivedMessage } from "../../core/message.js";
 import type {
@@ -13,6 +13,7 @@ import type {
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
+import type { SqsProviderConfig } from "./config.js";
 import { CredentialSource } from "./credentials.js";
 import { deadLetter } from "./dead-letters.js";
 import { DeleteBatcher } from "./delete-batcher.js";

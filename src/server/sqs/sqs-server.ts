@@ -7,7 +7,7 @@ import {
   splitRequestTarget,
   sqsError,
 } from "../../aws/index.js";
-import type { AwsCredentials } from "../../core/config.js";
+import type { AwsCredentials } from "../../aws/sigv4/credentials.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import { endpointOf, listen, portOf } from "../http-listener.js";
 import { readRequestBody } from "../request-body.js";

@@ -1,12 +1,12 @@
 import { inspect } from "node:util";
 import { afterEach, describe, expect, test } from "vitest";
+import type { QueueClient } from "../../../src/core/queue-client.js";
+import { createClient, QueueError } from "../../../src/index.js";
 import type {
   ServiceBusConnectionStringConfig,
   ServiceBusCredentialConfig,
   ServiceBusProviderConfig,
-} from "../../../src/core/config.js";
-import type { QueueClient } from "../../../src/core/queue-client.js";
-import { createClient, QueueError } from "../../../src/index.js";
+} from "../../../src/providers/servicebus/config.js";
 import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../../src/rules/dead-letters.js";
 import { rejection } from "../../../src/testing/contract/harness.js";
 import { EMULATOR_KEY } from "../../server/servicebus/harness.js";

@@ -1,7 +1,7 @@
 import { inspect } from "node:util";
 import { describe, expect, test } from "vitest";
+import type { AwsCredentials } from "../../../src/aws/sigv4/credentials.js";
 import { VirtualClock } from "../../../src/core/clock.js";
-import type { AwsCredentials } from "../../../src/core/config.js";
 import { QueueError } from "../../../src/core/errors.js";
 import { CredentialSource, REFRESH_BEFORE_EXPIRY_MS } from "../../../src/providers/sqs/credentials.js";
 

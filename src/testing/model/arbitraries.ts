@@ -38,17 +38,21 @@ export interface ModelGiven {
   readonly defaultDelays: boolean;
   /** Dead letters in each queue's own sub-queue, read by its name, rather than in a queue it names. */
   readonly subqueues: boolean;
+  /** Whether runs may move time: delays, short locks and windows, advancing the clock (not on a broker's own clock). */
+  readonly timed: boolean;
 }
 
 /** What a provider with these capabilities and semantics is given. */
 export function givenBy(capabilities: Capabilities, semantics: ModelOptions = {}): ModelGiven {
+  const timed = semantics.time !== "broker";
   return {
     sessions: capabilities.sessions === "native",
     sessionState: capabilities.sessionState,
-    timeToLive: capabilities.timeToLive,
+    timeToLive: capabilities.timeToLive && timed,
     deduplicationWindow: semantics.deduplicationWindowMs === undefined,
     defaultDelays: semantics.defaultDelays !== false,
     subqueues: semantics.deadLetterQueues === "subqueue",
+    timed,
   };
 }
 
@@ -108,14 +112,20 @@ const offset = fc.constantFrom(-1, 0, 1);
 export function queueOptionsArbitrary(given: ModelGiven): fc.Arbitrary<ModelQueueOptions> {
   return fc.record(
     {
-      lockDurationMs: fc.constantFrom(1_000, 5_000, 30_000),
+      lockDurationMs: given.timed ? fc.constantFrom(1_000, 5_000, 30_000) : fc.constant(300_000),
       maxDeliveryCount: fc.constantFrom<number | null>(1, 2, 3, null),
       ...(given.subqueues ? {} : { deadLetterQueue: fc.constant(null) }),
-      defaultDelayMs: given.defaultDelays ? fc.constantFrom(0, 1_000) : fc.constant(0),
+      defaultDelayMs: given.defaultDelays && given.timed ? fc.constantFrom(0, 1_000) : fc.constant(0),
       ...(given.timeToLive
         ? { defaultTimeToLiveMs: fc.constantFrom<number | null>(2_000, 10_000, null) }
         : {}),
-      ...(given.deduplicationWindow ? { deduplicationWindowMs: fc.constantFrom(0, 2_000, 300_000) } : {}),
+      ...(given.deduplicationWindow
+        ? {
+            deduplicationWindowMs: given.timed
+              ? fc.constantFrom(0, 2_000, 300_000)
+              : fc.constantFrom(0, 300_000),
+          }
+        : {}),
     },
     { requiredKeys: [] },
   );
@@ -125,7 +135,7 @@ export function queueOptionsArbitrary(given: ModelGiven): fc.Arbitrary<ModelQueu
 function sendOptions(given: ModelGiven): fc.Arbitrary<Omit<ModelSend, "body">> {
   return fc.record(
     {
-      delayMs: fc.constantFrom(0, 1, 999, 1_000, 2_500),
+      delayMs: given.timed ? fc.constantFrom(0, 1, 999, 1_000, 2_500) : fc.constant(0),
       ...(given.timeToLive ? { timeToLiveMs: fc.constantFrom(1, 1_000, 3_000, 60_000) } : {}),
       deduplicationId: fc.constantFrom("d1", "d2"),
       sessionId,
@@ -151,16 +161,21 @@ const sessionStep: fc.Arbitrary<SessionStep> = fc.oneof(
   fc.constant<SessionStep>({ kind: "close" }),
 );
 
-const settlement: fc.Arbitrary<Settlement> = fc.oneof(
-  fc.constant<Settlement>({ kind: "complete" }),
-  fc.record({ kind: fc.constant("abandon" as const), delayMs: fc.constantFrom(undefined, 0, 1_000, 2_500) }),
-  fc.record({
-    kind: fc.constant("deadLetter" as const),
-    reason: fc.constantFrom("bad", "poison"),
-    description: fc.constantFrom(undefined, "why"),
-  }),
-  fc.constant<Settlement>({ kind: "renew" }),
-);
+/** Settlements, abandons with a delay only where runs may move time. */
+const settlement = (given: ModelGiven): fc.Arbitrary<Settlement> =>
+  fc.oneof(
+    fc.constant<Settlement>({ kind: "complete" }),
+    fc.record({
+      kind: fc.constant("abandon" as const),
+      delayMs: given.timed ? fc.constantFrom(undefined, 0, 1_000, 2_500) : fc.constantFrom(undefined, 0),
+    }),
+    fc.record({
+      kind: fc.constant("deadLetter" as const),
+      reason: fc.constantFrom("bad", "poison"),
+      description: fc.constantFrom(undefined, "why"),
+    }),
+    fc.constant<Settlement>({ kind: "renew" }),
+  );
 
 const advanceBy: fc.Arbitrary<AdvanceBy> = fc.oneof(
   fc.record({
@@ -202,7 +217,7 @@ export function commandArbitraries(given: ModelGiven): fc.Arbitrary<WorldCommand
     ...weighted(
       5,
       fc
-        .tuple(fc.nat(5), settlement, fc.boolean())
+        .tuple(fc.nat(5), settlement(given), fc.boolean())
         .map(([index, what, viaSecond]) => new Settle(index, what, viaSecond)),
     ),
     names.readable.map((queue) => new QueueAdminCall("purge", queue)),
@@ -211,10 +226,12 @@ export function commandArbitraries(given: ModelGiven): fc.Arbitrary<WorldCommand
       .tuple(names.redrivable, fc.option(queueName, { freq: 3 }))
       .map(([queue, target]) => new Redrive(queue, target ?? undefined)),
     ...(given.sessions ? sessionCommands(given, names) : []),
-    ...weighted(
-      3,
-      advanceBy.map((by) => new Advance(by)),
-    ),
+    ...(given.timed
+      ? weighted(
+          3,
+          advanceBy.map((by) => new Advance(by)),
+        )
+      : []),
   ];
 }
 

@@ -149,6 +149,13 @@ export interface ModelOptions {
   deadLetterQueueDeletion?: "allowed" | "refused";
   /** Delays (of a send or an abandon) count in whole units of this many ms, a part rounded up (SQS: 1 000). */
   delayUnitMs?: number;
+  /**
+   * Whose clock the queues keep: the run's virtual clock (`"virtual"`, the default), or the broker's
+   * own (`"broker"`: RabbitMQ, NATS), which no run can move. The runs then never advance time, every
+   * lock and deduplication window outlasts a run, and delays and time to live are left to the
+   * contract suite, which times them for real.
+   */
+  time?: "virtual" | "broker";
 }
 
 /** Queue settings whose defaults a provider may choose otherwise. */

@@ -1,0 +1,11 @@
+import { createClient } from "../../src/index.js";
+import { checkAgainstModel } from "../../src/testing/model/index.js";
+
+// The runs a broker gets (`time: "broker"`: no clock moves, long locks, no delays or time to live),
+// checked on the memory provider, so that the option itself is known to hold whatever the brokers do.
+checkAgainstModel(
+  "memory on broker time",
+  ({ clock, namespace }) =>
+    createClient({ provider: { type: "memory", name: namespace, clock }, createQueues: false }),
+  { numRuns: 200, model: { time: "broker" } },
+);

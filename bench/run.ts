@@ -20,6 +20,7 @@ const suites: BenchSuite[] = [
     run: async () => (await import("./servicebus-provider.bench.js")).run(),
   },
   { name: "consumer", run: async () => (await import("./consumer.bench.js")).run() },
+  { name: "brokers", run: async () => (await import("./brokers.bench.js")).run() },
 ];
 
 const wanted = process.argv.slice(2);

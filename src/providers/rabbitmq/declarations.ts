@@ -1,0 +1,69 @@
+import type { Channel } from "amqplib";
+import type { QueueRecord } from "../../rules/queue-records.js";
+import type { BrokerNames } from "./names.js";
+
+/**
+ * The arguments of a queue's broker queue (and of each of its sessions' queues): a quorum queue
+ * counts deliveries (`x-delivery-count`) and dead-letters after `x-delivery-limit` returns, so the
+ * limit is one less than queue-runtime's count of deliveries; dead letters go at least once
+ * (`at-least-once` needs `reject-publish`) through the default exchange to the dead-letter queue.
+ */
+export function queueArguments(record: QueueRecord, names: BrokerNames): Record<string, unknown> {
+  const args: Record<string, unknown> = { "x-queue-type": "quorum" };
+  if (record.maxDeliveryCount !== null) args["x-delivery-limit"] = record.maxDeliveryCount - 1;
+  if (record.deadLetterQueue !== null) {
+    args["x-dead-letter-exchange"] = "";
+    args["x-dead-letter-routing-key"] = names.queue(record.deadLetterQueue);
+    args["x-dead-letter-strategy"] = "at-least-once";
+    args["x-overflow"] = "reject-publish";
+  }
+  return args;
+}
+
+/** Declares the broker queue of `record` (idempotent). */
+export async function declareQueue(
+  channel: Channel,
+  name: string,
+  record: QueueRecord,
+  names: BrokerNames,
+): Promise<void> {
+  await channel.assertQueue(name, { durable: true, arguments: queueArguments(record, names) });
+}
+
+/**
+ * Declares the queue that holds messages for `target` for `delayMs`: every message in it expires
+ * after the same time (`x-message-ttl`), so they leave in order, and the broker dead-letters each
+ * back to `target` through the default exchange, at least once.
+ */
+export async function declareHolding(
+  channel: Channel,
+  holding: string,
+  target: string,
+  delayMs: number,
+): Promise<void> {
+  await channel.assertQueue(holding, {
+    durable: true,
+    arguments: {
+      "x-queue-type": "quorum",
+      "x-message-ttl": delayMs,
+      "x-dead-letter-exchange": "",
+      "x-dead-letter-routing-key": target,
+      "x-dead-letter-strategy": "at-least-once",
+      "x-overflow": "reject-publish",
+    },
+  });
+}
+
+/**
+ * Declares a session's lock and state queues. The lock is an empty classic queue: the broker lets
+ * one consumer at a time hold it exclusively, for every process, and frees it when that consumer's
+ * connection ends (quorum queues ignore `exclusive`). The state is the one message of a classic
+ * queue of length 1: a new state pushes the old one out.
+ */
+export async function declareSessionQueues(channel: Channel, lock: string, state: string): Promise<void> {
+  await channel.assertQueue(lock, { durable: true });
+  await channel.assertQueue(state, {
+    durable: true,
+    arguments: { "x-max-length": 1, "x-overflow": "drop-head" },
+  });
+}

@@ -1,0 +1,242 @@
+import type { Channel } from "amqplib";
+import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
+import type { Clock } from "../../core/clock.js";
+import { QueueError } from "../../core/errors.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../../rules/dead-letters.js";
+import type { QueueDefaults } from "../../rules/queue-defaults.js";
+import {
+  deadLetterQueueOfRecord,
+  deadLetterQueueRecord,
+  queueInfo,
+  queueRecord,
+} from "../../rules/queue-records.js";
+import type { Catalog, CatalogEntry } from "./catalog.js";
+import { isNotFound, type RabbitConnection } from "./connection.js";
+import { declareQueue } from "./declarations.js";
+import type { HeldMessages } from "./held-messages.js";
+import { copyParts, HEADERS, receivedAttributes } from "./message-mapping.js";
+import type { BrokerNames } from "./names.js";
+
+/** What the admin needs of its provider. */
+export interface AdminDeps {
+  readonly connection: RabbitConnection;
+  readonly catalog: Catalog;
+  readonly names: BrokerNames;
+  readonly defaults: QueueDefaults;
+  readonly clock: Clock;
+  readonly held: HeldMessages;
+  /** Deliveries this client's consumers hold unhanded, by broker queue. */
+  buffered(brokerQueue: string): number;
+  /** Stops this client's consumers of the broker queues of a deleted queue. */
+  forget(brokerQueues: readonly string[]): Promise<void>;
+  /** The broker queue a message of `queue` with `sessionId` goes to (declaring a session's queues). */
+  target(entry: CatalogEntry, sessionId: string | undefined): Promise<string>;
+}
+
+/** The broker queues behind a queue: its own, its sessions' (with their locks and states) and its holding queues. */
+function brokerQueuesOf(
+  entry: CatalogEntry,
+  names: BrokerNames,
+): { messages: string[]; delayed: string[]; sessionObjects: string[] } {
+  const name = entry.record.name;
+  const sessions = [...entry.sessions];
+  return {
+    messages: [names.queue(name), ...sessions.map((id) => names.session(name, id))],
+    delayed: [...entry.holdings],
+    sessionObjects: sessions.flatMap((id) => [names.sessionLock(name, id), names.sessionState(name, id)]),
+  };
+}
+
+/**
+ * Queue administration over AMQP 0.9.1 alone: the catalog stream holds what queues exist and
+ * their settings; counts come from passive declares (ready messages), to which this client adds
+ * the deliveries it holds, since the broker does not count unacknowledged ones there. Messages
+ * locked by other clients are not counted (`lockedCount` is false, and they are neither active
+ * nor in flight to a reader of counts). AMQP has no way to look at a message without taking it,
+ * so there is no peek.
+ */
+export class RabbitMqAdmin implements QueueAdmin {
+  readonly #deps: AdminDeps;
+
+  constructor(deps: AdminDeps) {
+    this.#deps = deps;
+  }
+
+  async createQueue(name: string, options: QueueOptions = {}): Promise<QueueInfo> {
+    if (options.deduplicationWindowMs !== undefined && options.deduplicationWindowMs > 0)
+      throw new QueueError("Unsupported", "RabbitMQ has no deduplication: deduplicationWindowMs must be 0");
+    const { catalog, names, clock, defaults } = this.#deps;
+    const record = queueRecord(name, { ...options, deduplicationWindowMs: 0 }, defaults, clock.now());
+    if (!(await catalog.create(record)))
+      throw new QueueError("QueueAlreadyExists", `queue ${name} already exists`);
+    await this.#channel(
+      (channel) => declareQueue(channel, names.queue(name), record, names),
+      `create ${name}`,
+    );
+    const deadLetterQueue = record.deadLetterQueue;
+    if (deadLetterQueue !== null && (await catalog.get(deadLetterQueue)) === undefined)
+      await this.createDeadLetterQueue(deadLetterQueue, record);
+    return queueInfo(record);
+  }
+
+  /** Makes the dead-letter queue of `source` (a create that lost the race to another is fine). */
+  async createDeadLetterQueue(name: string, source: ReturnType<typeof queueRecord>): Promise<void> {
+    const { catalog, names, clock } = this.#deps;
+    const record = deadLetterQueueRecord(name, source, clock.now());
+    if (await catalog.create(record))
+      await this.#channel(
+        (channel) => declareQueue(channel, names.queue(name), record, names),
+        `create ${name}`,
+      );
+  }
+
+  async deleteQueue(name: string): Promise<void> {
+    const entry = await this.#entry(name);
+    await this.#deps.catalog.delete(name);
+    const { messages, delayed, sessionObjects } = brokerQueuesOf(entry, this.#deps.names);
+    const all = [...messages, ...delayed, ...sessionObjects];
+    await this.#deps.forget(all);
+    await this.#channel(async (channel) => {
+      for (const brokerQueue of all) await channel.deleteQueue(brokerQueue);
+    }, `delete ${name}`);
+  }
+
+  async listQueues(prefix?: string): Promise<string[]> {
+    const names = (await this.#deps.catalog.all()).map((entry) => entry.record.name);
+    return names.filter((name) => prefix === undefined || name.startsWith(prefix)).sort();
+  }
+
+  async getQueue(name: string): Promise<QueueInfo | null> {
+    const entry = await this.#deps.catalog.get(name);
+    return entry === undefined ? null : queueInfo(entry.record);
+  }
+
+  async getQueueStats(name: string): Promise<QueueStats> {
+    const entry = await this.#entry(name);
+    const { names, held } = this.#deps;
+    const { messages, delayed } = brokerQueuesOf(entry, names);
+    const counts = await this.#counts([...messages, ...delayed]);
+    const mine = (brokerQueues: readonly string[]) =>
+      held.countOf(new Set(brokerQueues)) +
+      brokerQueues.reduce((sum, queue) => sum + this.#deps.buffered(queue), 0);
+    const sum = (brokerQueues: readonly string[]) =>
+      brokerQueues.reduce((total, queue) => total + (counts.get(queue) ?? 0), 0);
+    let deadLettered = 0;
+    const deadLetterQueue = entry.record.deadLetterQueue;
+    if (deadLetterQueue !== null && (await this.#deps.catalog.known(deadLetterQueue)) !== undefined) {
+      const dead = names.queue(deadLetterQueue);
+      deadLettered = ((await this.#counts([dead])).get(dead) ?? 0) + mine([dead]);
+    }
+    return { active: sum(messages) + mine(messages), inFlight: 0, delayed: sum(delayed), deadLettered };
+  }
+
+  async purgeQueue(name: string): Promise<number> {
+    const entry = await this.#entry(name);
+    const { messages, delayed } = brokerQueuesOf(entry, this.#deps.names);
+    let removed = 0;
+    // What this client holds is removed too; what other clients hold is theirs until they settle it.
+    for (const held of this.#deps.held.of(new Set(messages))) {
+      const taken = this.#deps.held.take(held.id);
+      if (taken === undefined) continue;
+      taken.channel.ack(taken.message);
+      removed++;
+    }
+    await this.#channel(async (channel) => {
+      for (const brokerQueue of [...messages, ...delayed]) {
+        try {
+          removed += (await channel.purgeQueue(brokerQueue)).messageCount;
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+          return;
+        }
+      }
+    }, `purge ${name}`);
+    return removed;
+  }
+
+  async deadLetterQueueOf(name: string): Promise<string> {
+    return deadLetterQueueOfRecord(name, (await this.#deps.catalog.get(name))?.record);
+  }
+
+  async redrive(deadLetterQueue: string, target?: string): Promise<number> {
+    const source = await this.#entry(deadLetterQueue);
+    const { catalog, names, connection } = this.#deps;
+    const publisher = await connection.publisher();
+    const channel = await connection.channel();
+    const kept: Parameters<Channel["nack"]>[0][] = [];
+    let moved = 0;
+    try {
+      for (;;) {
+        const message = await channel.get(names.queue(source.record.name), { noAck: false });
+        if (message === false) break;
+        const attributes = receivedAttributes(message, names);
+        const destination = target ?? attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue];
+        const entry = destination === undefined ? undefined : await catalog.known(destination);
+        if (entry === undefined) {
+          kept.push(message);
+          continue;
+        }
+        const session = message.properties.headers?.[HEADERS.session];
+        const brokerQueue = await this.#deps.target(entry, typeof session === "string" ? session : undefined);
+        // The message starts over: no dead-letter attributes, no deliveries counted.
+        const parts = copyParts(message, (headers, kept) => {
+          delete headers[HEADERS.deliveries];
+          for (const key of Object.values(DEAD_LETTER_ATTRIBUTES)) delete kept[key];
+        });
+        await publisher.publish(brokerQueue, parts.content, parts.options);
+        channel.ack(message);
+        moved++;
+      }
+      for (const message of kept) channel.nack(message, false, true);
+      await channel.checkQueue(names.queue(source.record.name));
+    } catch (error) {
+      throw connection.failure(error, `redrive ${deadLetterQueue}`);
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+    return moved;
+  }
+
+  async peekMessages(): Promise<PeekedMessage[]> {
+    throw new QueueError(
+      "Unsupported",
+      "AMQP 0.9.1 cannot look at a message without taking it: rabbitmq has no peek",
+    );
+  }
+
+  async #entry(name: string): Promise<CatalogEntry> {
+    const entry = await this.#deps.catalog.get(name);
+    if (entry === undefined) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
+    return entry;
+  }
+
+  /** Ready messages of each broker queue that exists (a passive declare each; a missing one closes its channel). */
+  async #counts(brokerQueues: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    let channel: Channel | undefined;
+    try {
+      for (const brokerQueue of brokerQueues) {
+        channel ??= await this.#deps.connection.channel();
+        try {
+          counts.set(brokerQueue, (await channel.checkQueue(brokerQueue)).messageCount);
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+          channel = undefined;
+        }
+      }
+    } catch (error) {
+      throw this.#deps.connection.failure(error, "count messages");
+    } finally {
+      await channel?.close().catch(() => undefined);
+    }
+    return counts;
+  }
+
+  async #channel(work: (channel: Channel) => Promise<void>, what: string): Promise<void> {
+    try {
+      await this.#deps.connection.withChannel(work);
+    } catch (error) {
+      throw this.#deps.connection.failure(error, what);
+    }
+  }
+}

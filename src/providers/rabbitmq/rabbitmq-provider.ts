@@ -1,0 +1,680 @@
+import type { Channel, Message } from "amqplib";
+import type { QueueAdmin } from "../../core/admin.js";
+import { noQueueToAcceptFrom } from "../../core/await-queue.js";
+import type { Capabilities } from "../../core/capabilities.js";
+import { type Clock, sleep, systemClock } from "../../core/clock.js";
+import type { ProviderConfig } from "../../core/config.js";
+import { type BatchEntryResult, QueueError } from "../../core/errors.js";
+import { Delivery, type ReceivedMessage } from "../../core/message.js";
+import type {
+  OperationContext,
+  OutgoingMessage,
+  QueueProvider,
+  SessionProvider,
+} from "../../core/provider.js";
+import { ReceiptHandle } from "../../core/receipt-handle.js";
+import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
+import { validateCount } from "../../core/validation.js";
+import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../rules/dead-letters.js";
+import { maxMessageBytesOf } from "../../rules/limits.js";
+import { newMessageId } from "../../rules/message-ids.js";
+import { type QueueDefaults, resolveQueueDefaults } from "../../rules/queue-defaults.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
+import { Catalog, type CatalogEntry } from "./catalog.js";
+import type { RabbitMqProviderConfig } from "./config.js";
+import { isNotFound, type Publisher, RabbitConnection, replyCode, Unroutable } from "./connection.js";
+import { declareHolding, declareQueue, declareSessionQueues } from "./declarations.js";
+import { type Held, HeldMessages } from "./held-messages.js";
+import {
+  copyParts,
+  deliveriesBefore,
+  expiresAtOf,
+  HEADERS,
+  messageFields,
+  newMessageParts,
+  receivedAttributes,
+} from "./message-mapping.js";
+import { BrokerNames } from "./names.js";
+import { RabbitMqAdmin } from "./rabbitmq-admin.js";
+import { Receiver } from "./receiver.js";
+import { RemoteSettle, type SettleRequest } from "./remote-settle.js";
+import { RabbitSession, SESSION_POLL_MS, type SessionDeps } from "./sessions.js";
+
+/** The longest delay: a holding queue's `x-message-ttl` is a 32-bit count of milliseconds. */
+export const RABBITMQ_MAX_DELAY_MS = 2_147_483_647;
+/** The default basic.qos of each queue's consumer. */
+export const DEFAULT_PREFETCH = 10;
+
+/** The capabilities of the rabbitmq provider, for a given largest message. */
+export function rabbitMqCapabilities(maxMessageBytes: number): Capabilities {
+  return Object.freeze({
+    // Sessions are the provider's own on queues, locks and state held by the broker across processes.
+    sessions: "native",
+    batching: true,
+    maxBatchSize: 100,
+    maxMessageBytes,
+    deadLetter: "native",
+    delayedDelivery: true,
+    maxDelayMs: RABBITMQ_MAX_DELAY_MS,
+    sessionState: true,
+    lockRenewal: true,
+    ordering: "best-effort",
+    timeToLive: true,
+    redrive: true,
+    lockedCount: false,
+    peek: false,
+  });
+}
+
+/** Options of the rabbitmq provider beyond its config. */
+export interface RabbitMqProviderOptions {
+  readonly createQueues: boolean;
+}
+
+/** Builds the rabbitmq provider: options checked, nothing connected yet. */
+export async function createRabbitMqProvider(
+  config: ProviderConfig,
+  options: RabbitMqProviderOptions,
+): Promise<RabbitMqProvider> {
+  return new RabbitMqProvider(config as RabbitMqProviderConfig, options);
+}
+
+/** Checks what the broker cannot honour; resolves the queue defaults. */
+function checkConfig(config: RabbitMqProviderConfig): QueueDefaults {
+  if (typeof config.url !== "string" || !/^amqps?:\/\//i.test(config.url))
+    throw new QueueError("Configuration", "rabbitmq needs url: amqp://user:password@host:5672/vhost");
+  if (config.queueType !== undefined && config.queueType !== "quorum")
+    throw new QueueError(
+      "Configuration",
+      `queueType ${JSON.stringify(config.queueType)} is not supported: only quorum queues count deliveries (x-delivery-count), which locks, maxDeliveryCount and dead letters need`,
+    );
+  if (config.deduplicationWindowMs !== undefined && config.deduplicationWindowMs !== 0)
+    throw new QueueError(
+      "Configuration",
+      "deduplicationWindowMs cannot be honoured: RabbitMQ has no message deduplication (set it to 0 or leave it out)",
+    );
+  if (
+    config.queuePrefix !== undefined &&
+    (typeof config.queuePrefix !== "string" || config.queuePrefix.includes("~"))
+  )
+    throw new QueueError("Configuration", "queuePrefix must be a string without '~'");
+  try {
+    return resolveQueueDefaults({ ...config, deduplicationWindowMs: 0 });
+  } catch (error) {
+    throw new QueueError("Configuration", (error as Error).message, { cause: error });
+  }
+}
+
+/**
+ * The {@link QueueProvider} for RabbitMQ 3.10+ with no plugin, over AMQP 0.9.1 (amqplib): quorum
+ * queues count deliveries and dead-letter at least once; delays are holding queues whose TTL
+ * dead-letters back; locks are the provider's own, on unacknowledged deliveries; sessions are a
+ * queue each with an exclusive consumer as the lock; the catalog of queues is a stream.
+ */
+export class RabbitMqProvider implements QueueProvider {
+  readonly providerType = "rabbitmq";
+  readonly capabilities: Capabilities;
+  readonly admin: QueueAdmin;
+  readonly #admin: RabbitMqAdmin;
+  readonly #connection: RabbitConnection;
+  readonly #names: BrokerNames;
+  readonly #catalog: Catalog;
+  readonly #clock: Clock;
+  readonly #defaults: QueueDefaults;
+  readonly #prefetch: number;
+  readonly #createQueues: boolean;
+  readonly #held: HeldMessages;
+  readonly #remote: RemoteSettle;
+  readonly #receivers = new Map<string, Receiver>();
+  readonly #sessions = new Set<RabbitSession>();
+  readonly #sessionDeps: SessionDeps;
+  /** Broker queues this client declared already (sessions' and holding queues). */
+  readonly #declared = new Map<string, Promise<void>>();
+  readonly #closing = new AbortController();
+
+  constructor(config: RabbitMqProviderConfig, options: RabbitMqProviderOptions) {
+    this.#defaults = checkConfig(config);
+    this.capabilities = rabbitMqCapabilities(maxMessageBytesOf(config));
+    this.#prefetch = validateCount("prefetch", config.prefetch ?? DEFAULT_PREFETCH, 1, 65_535);
+    this.#clock = config.clock ?? systemClock;
+    this.#createQueues = options.createQueues;
+    this.#names = new BrokerNames(config.queuePrefix ?? "");
+    this.#connection = new RabbitConnection(config.url, DEFAULT_OPERATION_TIMEOUT_MS);
+    this.#catalog = new Catalog(this.#connection, this.#names.catalog);
+    this.#held = new HeldMessages(this.#clock);
+    this.#remote = new RemoteSettle(this.#connection, (request) => this.#settleHere(request));
+    this.#connection.onLost(() => {
+      // The broker gave back every delivery of the lost connection, and the declarations may be gone.
+      this.#held.clear();
+      this.#declared.clear();
+    });
+    this.#sessionDeps = {
+      connection: this.#connection,
+      names: this.#names,
+      clock: this.#clock,
+      handOut: (queue, record, brokerQueue, channel, message, released) =>
+        this.#handOut(queue, record, brokerQueue, channel, message, released),
+      complete: (receipt, context) => this.completeMessage(receipt, context),
+      abandon: (receipt, delayMs, context) => this.abandonMessage(receipt, delayMs, context),
+      deadLetter: (receipt, reason, description, context) =>
+        this.deadLetterMessage(receipt, reason, description, context),
+      giveBack: (id) => this.#held.giveBack(id),
+    };
+    this.#admin = new RabbitMqAdmin({
+      connection: this.#connection,
+      catalog: this.#catalog,
+      names: this.#names,
+      defaults: this.#defaults,
+      clock: this.#clock,
+      held: this.#held,
+      buffered: (brokerQueue) => this.#receivers.get(brokerQueue)?.buffered ?? 0,
+      forget: (brokerQueues) => this.#forget(brokerQueues),
+      target: (entry, sessionId) => this.#target(entry, sessionId),
+    });
+    this.admin = this.#admin;
+  }
+
+  async sendMessages(
+    queue: string,
+    messages: readonly OutgoingMessage[],
+    _context: OperationContext,
+  ): Promise<BatchEntryResult[]> {
+    const entry = await this.#entryForSend(queue);
+    const publisher = await this.#connection.publisher();
+    const results = await Promise.all(messages.map((message) => this.#sendOne(entry, message, publisher)));
+    if (results.every((result) => !result.ok)) throw (results[0] as { error: QueueError }).error;
+    return results;
+  }
+
+  async #sendOne(
+    entry: CatalogEntry,
+    message: OutgoingMessage,
+    publisher: Publisher,
+  ): Promise<BatchEntryResult> {
+    const { record } = entry;
+    try {
+      if (record.fifo && message.sessionId === undefined)
+        throw new QueueError(
+          "Validation",
+          `queue ${record.name} is a FIFO queue: every message needs a sessionId`,
+        );
+      const target = await this.#target(entry, message.sessionId);
+      const delayMs = message.delayMs ?? record.defaultDelayMs;
+      const timeToLiveMs = message.timeToLiveMs ?? record.defaultTimeToLiveMs;
+      // The broker expires a message where it waits; a delayed one is judged when received, as its
+      // expiration would start counting again in the holding queue.
+      const brokerExpiry =
+        delayMs === 0 && (record.deadLetterOnExpiration || record.deadLetterQueue === null);
+      const messageId = message.messageId ?? newMessageId();
+      const parts = newMessageParts(message, messageId, this.#clock.now(), timeToLiveMs, brokerExpiry);
+      const destination = delayMs > 0 ? await this.#holding(record.name, target, delayMs) : target;
+      await publisher.publish(destination, parts.content, parts.options);
+      return { ok: true, messageId };
+    } catch (error) {
+      return { ok: false, error: this.#notFound(record.name, error) };
+    }
+  }
+
+  /** The broker queue a message of `entry`'s queue goes to: its own, or its session's (declared on first use). */
+  async #target(entry: CatalogEntry, sessionId: string | undefined): Promise<string> {
+    const { record } = entry;
+    if (!record.fifo || sessionId === undefined) return this.#names.queue(record.name);
+    await this.#declareSession(entry.record, sessionId);
+    return this.#names.session(record.name, sessionId);
+  }
+
+  /** Declares a session's queue, lock and state, and notes the session in the catalog, once per client. */
+  #declareSession(record: QueueRecord, sessionId: string): Promise<void> {
+    const brokerQueue = this.#names.session(record.name, sessionId);
+    return this.#once(brokerQueue, async () => {
+      await this.#connection.withChannel(async (channel) => {
+        await declareQueue(channel, brokerQueue, record, this.#names);
+        await declareSessionQueues(
+          channel,
+          this.#names.sessionLock(record.name, sessionId),
+          this.#names.sessionState(record.name, sessionId),
+        );
+      });
+      await this.#catalog.addSession(record.name, sessionId);
+    });
+  }
+
+  /** The holding queue for `target` and `delayMs`, declared and noted in the catalog once per client. */
+  async #holding(queue: string, target: string, delayMs: number): Promise<string> {
+    const holding = this.#names.holding(target, delayMs);
+    await this.#once(holding, async () => {
+      await this.#connection.withChannel((channel) => declareHolding(channel, holding, target, delayMs));
+      await this.#catalog.addHolding(queue, holding);
+    });
+    return holding;
+  }
+
+  #once(brokerQueue: string, declare: () => Promise<void>): Promise<void> {
+    let declared = this.#declared.get(brokerQueue);
+    if (declared === undefined) {
+      declared = declare().catch((error: unknown) => {
+        this.#declared.delete(brokerQueue);
+        throw this.#connection.failure(error, `declare ${brokerQueue}`);
+      });
+      this.#declared.set(brokerQueue, declared);
+    }
+    return declared;
+  }
+
+  /** A failure as the caller sees it: a queue found missing is `QueueNotFound`, and forgotten. */
+  #notFound(queue: string, error: unknown): QueueError {
+    if (error instanceof Unroutable || isNotFound(error) || QueueError.is(error, "QueueNotFound")) {
+      this.#declared.clear();
+      return new QueueError("QueueNotFound", `queue ${queue} does not exist`, { cause: error });
+    }
+    return this.#connection.failure(error, `send to ${queue}`);
+  }
+
+  async receiveMessages(
+    queue: string,
+    maxMessages: number,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<ReceivedMessage[]> {
+    const deadline = this.#clock.now() + waitMs;
+    const entry = await this.#entryForRead(queue, deadline, context.signal);
+    if (entry === undefined) return [];
+    if (entry.record.fifo) return this.#receiveFromSession(entry, maxMessages, deadline, context);
+    const brokerQueue = this.#names.queue(queue);
+    for (;;) {
+      const receiver = this.#receiver(brokerQueue);
+      let taken: { channel: Channel; messages: Message[] };
+      try {
+        taken = await receiver.receive(maxMessages, deadline, context.signal);
+      } catch (error) {
+        if (this.#closing.signal.aborted) return [];
+        throw this.#notFound(queue, error);
+      }
+      if (receiver.deleted) {
+        this.#receivers.delete(brokerQueue);
+        if ((await this.#catalog.get(queue)) === undefined)
+          throw new QueueError("QueueNotFound", `queue ${queue} does not exist`);
+      }
+      const received: ReceivedMessage[] = [];
+      for (const message of taken.messages) {
+        const out = await this.#handOut(queue, entry.record, brokerQueue, taken.channel, message, undefined);
+        if (out !== undefined) received.push(out.message);
+      }
+      if (received.length > 0 || this.#clock.now() >= deadline || context.signal.aborted) return received;
+    }
+  }
+
+  /** A plain receive of a FIFO queue: the messages of the next free session, held as a session until each is settled. */
+  async #receiveFromSession(
+    entry: CatalogEntry,
+    maxMessages: number,
+    deadline: number,
+    context: OperationContext,
+  ): Promise<ReceivedMessage[]> {
+    for (;;) {
+      const session = await this.#acceptNext(entry.record.name, deadline, context.signal, true);
+      if (session === undefined) return [];
+      const received = await session.receiveMessages(maxMessages, 0, context);
+      if (received.length > 0) return received;
+      await session.release();
+      if (this.#clock.now() >= deadline || context.signal.aborted) return [];
+    }
+  }
+
+  #receiver(brokerQueue: string): Receiver {
+    let receiver = this.#receivers.get(brokerQueue);
+    if (receiver === undefined) {
+      receiver = new Receiver(brokerQueue, this.#connection, this.#clock, this.#prefetch, (channel) =>
+        this.#held.dropChannel(channel),
+      );
+      this.#receivers.set(brokerQueue, receiver);
+    }
+    return receiver;
+  }
+
+  /**
+   * Hands a delivery out under a lock, or, when its time to live ended or it was delivered more
+   * often than its queue allows, dead-letters (or drops) it instead and hands nothing out.
+   */
+  async #handOut(
+    queue: string,
+    record: QueueRecord,
+    brokerQueue: string,
+    channel: Channel,
+    message: Message,
+    released: (() => void) | undefined,
+  ): Promise<{ message: ReceivedMessage; id: string } | undefined> {
+    const now = this.#clock.now();
+    const deliveryCount = deliveriesBefore(message, brokerQueue) + 1;
+    const expiresAt = expiresAtOf(message);
+    const expired = expiresAt !== undefined && expiresAt <= now;
+    const overLimit = record.maxDeliveryCount !== null && deliveryCount > record.maxDeliveryCount;
+    if (expired || overLimit) {
+      const reason = expired ? DEAD_LETTER_REASONS.expired : DEAD_LETTER_REASONS.maxDeliveryCount;
+      if (record.deadLetterQueue !== null && (!expired || record.deadLetterOnExpiration))
+        await this.#publishDeadLetter(record, message, reason, undefined);
+      channel.ack(message);
+      return undefined;
+    }
+    const lockedUntil = now + record.lockDurationMs;
+    const id = this.#held.hold({
+      queue,
+      brokerQueue,
+      record,
+      channel,
+      message,
+      deliveryCount,
+      lockedUntil,
+      released,
+    });
+    const address = await this.#remote.address();
+    const receipt = new ReceiptHandle(this.providerType, queue, `${id}@${address}`, lockedUntil);
+    const fields = messageFields(message, receivedAttributes(message, this.#names), deliveryCount, now);
+    return { message: new Delivery(fields, lockedUntil, receipt), id };
+  }
+
+  /** Publishes (confirmed) a copy of `message` to `record`'s dead-letter queue with the reason attributes. */
+  async #publishDeadLetter(
+    record: QueueRecord,
+    message: Message,
+    reason: string,
+    description: string | undefined,
+  ): Promise<void> {
+    const deadLetterQueue = record.deadLetterQueue;
+    if (deadLetterQueue === null)
+      throw new QueueError("Unsupported", `queue ${record.name} has no dead-letter queue`);
+    const parts = copyParts(message, (headers, attributes) => {
+      delete headers[HEADERS.deliveries];
+      delete headers[HEADERS.expires];
+      attributes[DEAD_LETTER_ATTRIBUTES.reason] = reason;
+      if (description !== undefined) attributes[DEAD_LETTER_ATTRIBUTES.description] = description;
+      else delete attributes[DEAD_LETTER_ATTRIBUTES.description];
+      attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue] = record.name;
+    });
+    const publisher = await this.#connection.publisher();
+    const brokerQueue = this.#names.queue(deadLetterQueue);
+    try {
+      await publisher.publish(brokerQueue, parts.content, parts.options);
+    } catch (error) {
+      if (!(error instanceof Unroutable)) throw error;
+      // The dead-letter queue was deleted: it is made again when a message needs it.
+      await this.#admin.createDeadLetterQueue(deadLetterQueue, record);
+      await publisher.publish(brokerQueue, parts.content, parts.options);
+    }
+  }
+
+  completeMessage(receipt: ReceiptHandle, context: OperationContext): Promise<void> {
+    return this.#settle(receipt, { op: "complete", id: "" }, context).then(() => undefined);
+  }
+
+  abandonMessage(receipt: ReceiptHandle, delayMs: number, context: OperationContext): Promise<void> {
+    return this.#settle(receipt, { op: "abandon", id: "", delayMs }, context).then(() => undefined);
+  }
+
+  deadLetterMessage(
+    receipt: ReceiptHandle,
+    reason: string,
+    description: string | undefined,
+    context: OperationContext,
+  ): Promise<void> {
+    const request: SettleRequest =
+      description === undefined
+        ? { op: "deadLetter", id: "", reason }
+        : { op: "deadLetter", id: "", reason, description };
+    return this.#settle(receipt, request, context).then(() => undefined);
+  }
+
+  async renewMessageLock(receipt: ReceiptHandle, context: OperationContext): Promise<Date> {
+    const expiresAtMs = await this.#settle(receipt, { op: "renew", id: "" }, context);
+    return new Date(expiresAtMs ?? this.#clock.now());
+  }
+
+  /** Settles here when this client holds the delivery, else asks the client that does. */
+  async #settle(
+    receipt: ReceiptHandle,
+    request: SettleRequest,
+    context: OperationContext,
+  ): Promise<number | undefined> {
+    const at = receipt.token.indexOf("@");
+    if (at <= 0) throw new QueueError("InvalidReceipt", "this is not a receipt of the rabbitmq provider");
+    const id = receipt.token.slice(0, at);
+    const address = receipt.token.slice(at + 1);
+    const own = await this.#remote.address();
+    if (address === own) return this.#settleHere({ ...request, id });
+    return this.#remote.ask(address, { ...request, id }, context.timeoutMs);
+  }
+
+  /** Settles a delivery this client holds; resolves the new expiry of a renewal. */
+  async #settleHere(request: SettleRequest): Promise<number | undefined> {
+    const lockGone = () =>
+      new QueueError(
+        "InvalidReceipt",
+        "the lock of this receipt is gone: settled already, or its lock ended",
+      );
+    if (request.op === "renew") {
+      const held = this.#held.get(request.id);
+      if (held === undefined) throw lockGone();
+      const until = this.#clock.now() + held.record.lockDurationMs;
+      if (!this.#held.extend(request.id, until)) throw lockGone();
+      return until;
+    }
+    const peek = this.#held.get(request.id);
+    if (peek === undefined) throw lockGone();
+    if (request.op === "deadLetter" && peek.record.deadLetterQueue === null)
+      throw new QueueError("Unsupported", `queue ${peek.queue} has no dead-letter queue`);
+    const held = this.#held.take(request.id);
+    if (held === undefined) throw lockGone();
+    try {
+      if (request.op === "complete") held.channel.ack(held.message);
+      else if (request.op === "deadLetter") {
+        await this.#publishDeadLetter(held.record, held.message, request.reason, request.description);
+        held.channel.ack(held.message);
+      } else if (request.delayMs > 0) await this.#abandonLater(held, request.delayMs);
+      else held.channel.nack(held.message, false, true);
+      // A round trip on the same channel after the ack: the broker has it when this answers.
+      await held.channel.checkQueue(held.brokerQueue);
+    } catch (error) {
+      if (QueueError.is(error)) throw error;
+      if (replyCode(error) === undefined && /closed/i.test(String(error)))
+        throw new QueueError(
+          "InvalidReceipt",
+          "the channel of this delivery closed: the broker gave it back",
+          {
+            cause: error,
+          },
+        );
+      throw this.#connection.failure(error, `settle a message of ${held.queue}`);
+    }
+    return undefined;
+  }
+
+  /**
+   * An abandon with a delay: a copy goes (confirmed) to the holding queue for that delay, carrying
+   * the deliveries so far, then the delivery is acknowledged. The abandon that uses the last
+   * delivery the queue allows dead-letters instead, as the broker would on a plain abandon.
+   */
+  async #abandonLater(held: Held, delayMs: number): Promise<void> {
+    const { record } = held;
+    if (record.maxDeliveryCount !== null && held.deliveryCount >= record.maxDeliveryCount) {
+      if (record.deadLetterQueue !== null)
+        await this.#publishDeadLetter(record, held.message, DEAD_LETTER_REASONS.maxDeliveryCount, undefined);
+      held.channel.ack(held.message);
+      return;
+    }
+    const parts = copyParts(held.message, (headers) => {
+      headers[HEADERS.deliveries] = `${held.deliveryCount}@${held.brokerQueue}`;
+    });
+    const holding = await this.#holding(record.name, held.brokerQueue, delayMs);
+    const publisher = await this.#connection.publisher();
+    await publisher.publish(holding, parts.content, parts.options);
+    held.channel.ack(held.message);
+  }
+
+  async acceptSession(
+    queue: string,
+    sessionId: string | undefined,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<SessionProvider> {
+    const deadline = this.#clock.now() + waitMs;
+    if (sessionId === undefined) {
+      const entry = await this.#entryForRead(queue, deadline, context.signal);
+      if (entry === undefined) throw noQueueToAcceptFrom(queue, sessionId);
+      const session = await this.#acceptNext(queue, deadline, context.signal, false);
+      if (session === undefined)
+        throw new QueueError("NoSessionAvailable", `no session of ${queue} was free in the time given`);
+      return session;
+    }
+    const entry = await this.#sessionEntry(queue);
+    await this.#declareSession(entry.record, sessionId);
+    const session = await this.#lock(entry, sessionId, false);
+    if (session === undefined)
+      throw new QueueError("SessionLocked", `session ${sessionId} of ${queue} is held by another receiver`);
+    return session;
+  }
+
+  async #sessionEntry(queue: string): Promise<CatalogEntry> {
+    const entry = await this.#catalog.get(queue);
+    if (entry === undefined) throw new QueueError("QueueNotFound", `queue ${queue} does not exist`);
+    if (!entry.record.fifo)
+      throw new QueueError(
+        "Unsupported",
+        `queue ${queue} has no sessions: create it with { requiresSession: true }`,
+      );
+    return entry;
+  }
+
+  /**
+   * Locks the next session of `queue` that has messages ready, looking again every
+   * {@link SESSION_POLL_MS} until `deadline`: AMQP tells no one when another process lets a session go.
+   */
+  async #acceptNext(
+    queue: string,
+    deadline: number,
+    signal: AbortSignal,
+    borrowed: boolean,
+  ): Promise<RabbitSession | undefined> {
+    for (;;) {
+      const entry = await this.#sessionEntry(queue);
+      const ready = await this.#readySessions(entry);
+      for (const sessionId of ready) {
+        const session = await this.#lock(entry, sessionId, borrowed);
+        if (session !== undefined) return session;
+      }
+      const left = deadline - this.#clock.now();
+      if (left <= 0 || signal.aborted || this.#closing.signal.aborted) return undefined;
+      await sleep(this.#clock, Math.min(left, SESSION_POLL_MS), signal);
+    }
+  }
+
+  /** The sessions of `entry` with messages ready now, in the order they first came. */
+  async #readySessions(entry: CatalogEntry): Promise<string[]> {
+    const ready: string[] = [];
+    let channel: Channel | undefined;
+    try {
+      for (const sessionId of entry.sessions) {
+        channel ??= await this.#connection.channel();
+        try {
+          const { messageCount } = await channel.checkQueue(
+            this.#names.session(entry.record.name, sessionId),
+          );
+          if (messageCount > 0) ready.push(sessionId);
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+          channel = undefined;
+        }
+      }
+    } catch (error) {
+      throw this.#connection.failure(error, `look for sessions of ${entry.record.name}`);
+    } finally {
+      await channel?.close().catch(() => undefined);
+    }
+    return ready;
+  }
+
+  /** Takes the lock of a session (an exclusive consumer on its lock queue, on a channel of its own); undefined when another holds it. */
+  async #lock(entry: CatalogEntry, sessionId: string, borrowed: boolean): Promise<RabbitSession | undefined> {
+    const channel = await this.#connection.channel();
+    try {
+      await channel.consume(this.#names.sessionLock(entry.record.name, sessionId), () => undefined, {
+        exclusive: true,
+        noAck: true,
+      });
+    } catch (error) {
+      // A refused exclusive consume closes its channel: that is why it has one of its own.
+      if (replyCode(error) === 403) return undefined;
+      if (isNotFound(error)) {
+        await this.#declareSession(entry.record, sessionId);
+        return this.#lock(entry, sessionId, borrowed);
+      }
+      throw this.#connection.failure(error, `lock session ${sessionId} of ${entry.record.name}`);
+    }
+    channel.on("close", () => this.#held.dropChannel(channel));
+    const session = new RabbitSession(
+      this.#sessionDeps,
+      entry.record.name,
+      sessionId,
+      entry.record,
+      channel,
+      borrowed ? undefined : this.#defaults.sessionLockDurationMs,
+      (ended) => this.#sessions.delete(ended),
+    );
+    this.#sessions.add(session);
+    return session;
+  }
+
+  /** The queue a send goes to; with `createQueues`, made on first use. */
+  async #entryForSend(queue: string): Promise<CatalogEntry> {
+    const entry = await this.#catalog.known(queue);
+    if (entry !== undefined) return entry;
+    if (!this.#createQueues) throw new QueueError("QueueNotFound", `queue ${queue} does not exist`);
+    await this.#admin.createQueue(queue).catch((error: unknown) => {
+      if (!QueueError.is(error, "QueueAlreadyExists")) throw error;
+    });
+    const made = await this.#catalog.known(queue);
+    if (made === undefined) throw new QueueError("QueueNotFound", `queue ${queue} does not exist`);
+    return made;
+  }
+
+  /**
+   * The queue a read goes to. Reads never create queues: with `createQueues`, one that does not
+   * exist yet is waited for until `deadline` (undefined after), else it is `QueueNotFound`.
+   */
+  async #entryForRead(
+    queue: string,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<CatalogEntry | undefined> {
+    for (;;) {
+      const entry = await this.#catalog.known(queue);
+      if (entry !== undefined) return entry;
+      if (!this.#createQueues) throw new QueueError("QueueNotFound", `queue ${queue} does not exist`);
+      const left = deadline - this.#clock.now();
+      if (left <= 0 || signal.aborted) return undefined;
+      await sleep(this.#clock, Math.min(left, 1_000), signal);
+    }
+  }
+
+  /** Stops this client's consumers of deleted broker queues. */
+  async #forget(brokerQueues: readonly string[]): Promise<void> {
+    for (const brokerQueue of brokerQueues) {
+      const receiver = this.#receivers.get(brokerQueue);
+      this.#receivers.delete(brokerQueue);
+      this.#declared.delete(brokerQueue);
+      await receiver?.close();
+    }
+  }
+
+  /**
+   * Ends waits at once, lets sessions go and closes the connection: the broker gives back every
+   * delivery this client held, and its session locks end with it.
+   */
+  async close(): Promise<void> {
+    if (this.#closing.signal.aborted) return;
+    this.#closing.abort();
+    await Promise.allSettled([...this.#sessions].map((session) => session.release()));
+    await Promise.allSettled([...this.#receivers.values()].map((receiver) => receiver.close()));
+    this.#held.clear();
+    await this.#connection.close();
+  }
+}

@@ -57,7 +57,9 @@ export class RabbitConnection {
   async #connect(): Promise<ChannelModel> {
     let model: ChannelModel;
     try {
-      model = await amqp.connect(this.#url, { timeout: this.#connectTimeoutMs });
+      // Without noDelay, Nagle's algorithm holds each small frame back for the peer's delayed ack
+      // (40 ms a basic.get on a quorum queue).
+      model = await amqp.connect(this.#url, { timeout: this.#connectTimeoutMs, noDelay: true });
     } catch (error) {
       throw this.failure(error, "connect");
     }

@@ -179,9 +179,10 @@ export class RabbitMqAdmin implements QueueAdmin {
         const session = message.properties.headers?.[HEADERS.session];
         const brokerQueue = await this.#deps.target(entry, typeof session === "string" ? session : undefined);
         // The message starts over: no dead-letter attributes, no deliveries counted.
-        const parts = copyParts(message, (headers, kept) => {
+        const parts = copyParts(message, (headers, carried) => {
           delete headers[HEADERS.deliveries];
-          for (const key of Object.values(DEAD_LETTER_ATTRIBUTES)) delete kept[key];
+          delete headers[HEADERS.expires];
+          for (const key of Object.values(DEAD_LETTER_ATTRIBUTES)) delete carried[key];
         });
         await publisher.publish(brokerQueue, parts.content, parts.options);
         channel.ack(message);

@@ -324,12 +324,37 @@ export class RabbitMqProvider implements QueueProvider {
   #receiver(brokerQueue: string): Receiver {
     let receiver = this.#receivers.get(brokerQueue);
     if (receiver === undefined) {
-      receiver = new Receiver(brokerQueue, this.#connection, this.#clock, this.#prefetch, (channel) =>
-        this.#held.dropChannel(channel),
+      receiver = new Receiver(
+        brokerQueue,
+        this.#connection,
+        this.#clock,
+        this.#prefetch,
+        (channel) => this.#held.dropChannel(channel),
+        (channel, messages) => this.#giveBackUnseen(brokerQueue, channel, messages),
       );
       this.#receivers.set(brokerQueue, receiver);
     }
     return receiver;
+  }
+
+  /**
+   * Gives back deliveries a consumer buffered and no receive took. A nack would count a delivery
+   * the application never saw (a quorum queue counts every return), so each goes back as a copy
+   * (confirmed) carrying the deliveries it really had, and the delivery is then acknowledged.
+   */
+  async #giveBackUnseen(brokerQueue: string, channel: Channel, messages: Message[]): Promise<void> {
+    const publisher = await this.#connection.publisher();
+    for (const message of messages) {
+      const parts = copyParts(message, (headers) => {
+        headers[HEADERS.deliveries] = `${deliveriesBefore(message, brokerQueue)}@${brokerQueue}`;
+      });
+      try {
+        await publisher.publish(brokerQueue, parts.content, parts.options);
+        channel.ack(message);
+      } catch {
+        channel.nack(message, false, true);
+      }
+    }
   }
 
   /**
@@ -346,7 +371,10 @@ export class RabbitMqProvider implements QueueProvider {
   ): Promise<{ message: ReceivedMessage; id: string } | undefined> {
     const now = this.#clock.now();
     const deliveryCount = deliveriesBefore(message, brokerQueue) + 1;
-    const expiresAt = expiresAtOf(message);
+    const attributes = receivedAttributes(message, this.#names);
+    // A dead letter is kept whatever its time to live was.
+    const expiresAt =
+      attributes[DEAD_LETTER_ATTRIBUTES.reason] === undefined ? expiresAtOf(message) : undefined;
     const expired = expiresAt !== undefined && expiresAt <= now;
     const overLimit = record.maxDeliveryCount !== null && deliveryCount > record.maxDeliveryCount;
     if (expired || overLimit) {
@@ -369,7 +397,7 @@ export class RabbitMqProvider implements QueueProvider {
     });
     const address = await this.#remote.address();
     const receipt = new ReceiptHandle(this.providerType, queue, `${id}@${address}`, lockedUntil);
-    const fields = messageFields(message, receivedAttributes(message, this.#names), deliveryCount, now);
+    const fields = messageFields(message, attributes, deliveryCount, now);
     return { message: new Delivery(fields, lockedUntil, receipt), id };
   }
 

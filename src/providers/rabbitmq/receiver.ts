@@ -1,17 +1,28 @@
 import type { Channel, ConsumeMessage, Message } from "amqplib";
-import type { Clock } from "../../core/clock.js";
+import type { Clock, TimerHandle } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
 import { isNotFound, type RabbitConnection } from "./connection.js";
 
-/** What ended a receiver's channel: its queue deleted (`QueueNotFound`), or the connection. */
+/** What ended a receiver's channel: its queue deleted, or the connection. */
 type Gone = (channel: Channel) => void;
 
+/** Gives deliveries that were buffered but never handed out back to their queue, their deliveries counted as before. */
+type GiveBack = (channel: Channel, messages: Message[]) => Promise<void>;
+
 /**
- * One queue's long-lived consumer in this client, and the channel every delivery of the queue is
- * taken on (a receipt is valid on the channel that received it). Deliveries wait in a buffer until a
- * receive takes them; a receive that finds the buffer short asks for more with basic.get (which
- * prefetch does not limit), and only a receive that finds nothing at all waits for the consumer.
- * The consumer starts on the first wait and then stays, one per queue per client.
+ * How long a consumer with no receive in progress keeps consuming: a receive loop comes back
+ * sooner, and a client that stopped receiving must not keep deliveries other clients wait for.
+ */
+export const CONSUMER_IDLE_MS = 250;
+
+/**
+ * One queue's consumer in this client, and the channel every delivery of the queue is taken on (a
+ * receipt is valid on the channel that received it). Deliveries wait in a buffer until a receive
+ * takes them; a receive that finds the buffer short asks for more with basic.get (which prefetch
+ * does not limit), and only a receive that finds nothing at all waits for the consumer. The
+ * consumer starts on the first wait and stays, one per queue per client, while receives keep
+ * coming; {@link CONSUMER_IDLE_MS} after the last one it is cancelled and what it buffered is given
+ * back, so a client that stopped receiving holds nothing another is waiting for.
  */
 export class Receiver {
   readonly brokerQueue: string;
@@ -19,20 +30,32 @@ export class Receiver {
   readonly #clock: Clock;
   readonly #prefetch: number;
   readonly #gone: Gone;
+  readonly #giveBack: GiveBack;
   #channel: Promise<Channel> | undefined;
-  #consuming: Promise<void> | undefined;
+  #consuming: Promise<string> | undefined;
   readonly #buffer: Message[] = [];
   readonly #wake = new Set<() => void>();
+  /** Receives in progress. */
+  #active = 0;
+  #idle: TimerHandle | undefined;
   /** Set when the broker cancelled the consumer: the queue was deleted. */
   #deleted = false;
   #closed = false;
 
-  constructor(brokerQueue: string, connection: RabbitConnection, clock: Clock, prefetch: number, gone: Gone) {
+  constructor(
+    brokerQueue: string,
+    connection: RabbitConnection,
+    clock: Clock,
+    prefetch: number,
+    gone: Gone,
+    giveBack: GiveBack,
+  ) {
     this.brokerQueue = brokerQueue;
     this.#connection = connection;
     this.#clock = clock;
     this.#prefetch = prefetch;
     this.#gone = gone;
+    this.#giveBack = giveBack;
   }
 
   /** Deliveries waiting in the buffer. */
@@ -50,6 +73,21 @@ export class Receiver {
    * basic.get finds, then, when there was nothing, the first that arrives before `deadline`.
    */
   async receive(
+    max: number,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<{ channel: Channel; messages: Message[] }> {
+    this.#active++;
+    this.#idle?.cancel();
+    try {
+      return await this.#receive(max, deadline, signal);
+    } finally {
+      if (--this.#active === 0 && this.#consuming !== undefined && !this.#closed)
+        this.#idle = this.#clock.setTimer(() => this.#stopConsuming(), CONSUMER_IDLE_MS, true);
+    }
+  }
+
+  async #receive(
     max: number,
     deadline: number,
     signal: AbortSignal,
@@ -88,10 +126,10 @@ export class Receiver {
     return this.#channel;
   }
 
-  #consume(channel: Channel): Promise<void> {
+  #consume(channel: Channel): Promise<string> {
     this.#consuming ??= channel
       .consume(this.brokerQueue, (message) => this.#deliver(message), { noAck: false })
-      .then(() => undefined)
+      .then((reply) => reply.consumerTag)
       .catch((error: unknown) => {
         this.#consuming = undefined;
         if (isNotFound(error))
@@ -99,6 +137,21 @@ export class Receiver {
         throw this.#connection.failure(error, `consume from ${this.brokerQueue}`);
       });
     return this.#consuming;
+  }
+
+  /** Cancels the consumer of a receiver no one used for a while, and gives back what it buffered. */
+  async #stopConsuming(): Promise<void> {
+    const consuming = this.#consuming;
+    if (this.#active > 0 || consuming === undefined) return;
+    this.#consuming = undefined;
+    try {
+      const channel = await this.channel();
+      await channel.cancel(await consuming);
+      const buffered = this.#buffer.splice(0);
+      if (buffered.length > 0) await this.#giveBack(channel, buffered);
+    } catch {
+      // The channel is gone: the broker took back what it held.
+    }
   }
 
   #deliver(message: ConsumeMessage | null): void {
@@ -134,9 +187,10 @@ export class Receiver {
     for (const wake of [...this.#wake]) wake();
   }
 
-  /** Gives back every buffered delivery (they were never handed out) and stops. */
+  /** Stops; closing the channel gives back every buffered delivery (they were never handed out). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#idle?.cancel();
     for (const wake of [...this.#wake]) wake();
     const channel = await this.#channel?.catch(() => undefined);
     this.#buffer.length = 0;

@@ -1,0 +1,134 @@
+import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import type { ConnectionOptions, NatsConnection } from "@nats-io/transport-node";
+import { connect } from "@nats-io/transport-node";
+import { QueueError } from "../../core/errors.js";
+import type { NatsProviderConfig } from "./config.js";
+import { fromNatsError } from "./errors.js";
+
+/** How long a broken connection waits between attempts to come back (the library tries for ever). */
+const RECONNECT_WAIT_MS = 250;
+
+/** One NATS connection with JetStream, and whether it is up right now. */
+export class NatsLink {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  /** The servers as the config names them, for error messages (no credentials: they are apart in the config). */
+  readonly servers: string;
+  readonly timeoutMs: number;
+  #up = true;
+
+  private constructor(nc: NatsConnection, jsm: JetStreamManager, servers: string, timeoutMs: number) {
+    this.nc = nc;
+    this.jsm = jsm;
+    this.js = jetstream(nc, { timeout: timeoutMs });
+    this.servers = servers;
+    this.timeoutMs = timeoutMs;
+    void this.#watch();
+  }
+
+  /** Connects to `config.servers`; a server refusing or not there is `ConnectionFailed` naming them. */
+  static async open(config: NatsProviderConfig, timeoutMs: number): Promise<NatsLink> {
+    const servers = Array.isArray(config.servers) ? config.servers : [config.servers];
+    if (servers.length === 0 || servers.some((server) => typeof server !== "string" || server === ""))
+      throw new QueueError(
+        "Configuration",
+        "servers must name at least one NATS server, such as nats://127.0.0.1:4222",
+      );
+    const label = servers.join(", ");
+    const options: ConnectionOptions = {
+      servers,
+      name: "queue-runtime",
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: RECONNECT_WAIT_MS,
+      timeout: Math.min(timeoutMs, 10_000),
+      ...(config.user === undefined ? {} : { user: config.user }),
+      ...(config.pass === undefined ? {} : { pass: config.pass }),
+      ...(config.token === undefined ? {} : { token: config.token }),
+      ...(config.tls === undefined ? {} : { tls: config.tls === true ? {} : config.tls }),
+    };
+    let nc: NatsConnection;
+    try {
+      nc = await connect(options);
+    } catch (error) {
+      const failure = fromNatsError(error, "connecting", label, true);
+      if (failure.code !== "Provider" && failure.code !== "Timeout") throw failure;
+      throw new QueueError("ConnectionFailed", `cannot reach NATS at ${label}: ${failure.message}`, {
+        cause: error,
+      });
+    }
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: timeoutMs });
+      return new NatsLink(nc, jsm, label, timeoutMs);
+    } catch (error) {
+      await nc.close();
+      throw new QueueError("Configuration", `NATS at ${label} has no JetStream (start it with -js)`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** Follows the connection's status: calls fail at once while it is down. */
+  async #watch(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === "disconnect" || status.type === "reconnecting") this.#up = false;
+      else if (status.type === "reconnect") this.#up = true;
+    }
+  }
+
+  /** Whether the connection is up. */
+  get up(): boolean {
+    return this.#up && !this.nc.isClosed();
+  }
+
+  /** Fails with `ConnectionFailed` while the connection is down. */
+  checkUp(what: string): void {
+    if (this.nc.isClosed()) throw new QueueError("ClientClosed", `${what}: the client is closed`);
+    if (!this.#up)
+      throw new QueueError(
+        "ConnectionFailed",
+        `${what}: the connection to NATS at ${this.servers} is down; reconnecting`,
+      );
+  }
+
+  /** Runs a library call as `what`: at once `ConnectionFailed` while down, its errors as QueueErrors. */
+  async call<T>(what: string, run: () => Promise<T>): Promise<T> {
+    this.checkUp(what);
+    let timer: NodeJS.Timeout | undefined;
+    // A flush or a request the library would keep while reconnecting ends within the operation's time.
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(this.#late(what)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([run(), late]);
+    } catch (error) {
+      throw this.error(error, what);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #late(what: string): QueueError {
+    return this.#up
+      ? new QueueError(
+          "Timeout",
+          `${what}: NATS at ${this.servers} did not answer within ${this.timeoutMs} ms`,
+        )
+      : new QueueError(
+          "ConnectionFailed",
+          `${what}: the connection to NATS at ${this.servers} is down; reconnecting`,
+        );
+  }
+
+  /** A QueueError for `error` met while doing `what`. */
+  error(error: unknown, what: string): QueueError {
+    if (this.nc.isClosed() && !QueueError.is(error))
+      return new QueueError("ClientClosed", `${what}: the client is closed`, { cause: error });
+    return fromNatsError(error, what, this.servers, !this.#up);
+  }
+
+  /** Closes the connection. */
+  async close(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,424 @@
+import type { Msg } from "@nats-io/transport-node";
+import type { QueueAdmin } from "../../core/admin.js";
+import { awaitQueue, noQueueToAcceptFrom } from "../../core/await-queue.js";
+import type { Capabilities } from "../../core/capabilities.js";
+import { type Clock, systemClock } from "../../core/clock.js";
+import type { ProviderConfig } from "../../core/config.js";
+import { type BatchEntryResult, QueueError } from "../../core/errors.js";
+import type { ReceivedMessage } from "../../core/message.js";
+import type {
+  OperationContext,
+  OutgoingMessage,
+  QueueProvider,
+  SessionProvider,
+} from "../../core/provider.js";
+import type { ReceiptHandle } from "../../core/receipt-handle.js";
+import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
+import { fullCapabilities } from "../../rules/full-capabilities.js";
+import { maxMessageBytesOf } from "../../rules/limits.js";
+import { newMessageId } from "../../rules/message-ids.js";
+import { resolveQueueDefaults } from "../../rules/queue-defaults.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
+import { signalDelivery } from "./acks.js";
+import type { NatsProviderConfig } from "./config.js";
+import { NatsLink } from "./connection.js";
+import { DelayMover } from "./delay-mover.js";
+import { outgoingMeta, readMeta } from "./message-mapping.js";
+import { checkedPrefix } from "./names.js";
+import { NatsAdmin } from "./nats-admin.js";
+import { publish } from "./outbox.js";
+import { Pulls, parseAckSubject } from "./pulls.js";
+import { QueueCatalog } from "./queue-catalog.js";
+import { SessionLocks } from "./session-locks.js";
+import { NatsSession, type SessionDeps, sessionOwnerOf, sessionsWithMessages } from "./sessions.js";
+import { Wakeup } from "./wakeups.js";
+import { WORK_RECEIPT, WorkQueues } from "./work-queue.js";
+
+/** Headroom under the server's `max_payload` for the headers a message carries (its meta, its id). */
+const HEADER_ROOM_BYTES = 64 * 1_024;
+/** How often an accept of the next session looks again while other holders' locks may end. */
+const SESSION_POLL_MS = 250;
+
+/** The capabilities of the NATS provider with messages up to `maxMessageBytes`. */
+export function natsCapabilities(maxMessageBytes: number): Capabilities {
+  return Object.freeze({
+    // Sessions are locked on the broker (a KV record per session, revision-checked), across processes.
+    ...fullCapabilities(maxMessageBytes, 100),
+    // JetStream has no dead-letter queue: the provider publishes dead letters itself.
+    deadLetter: "emulated",
+    // JetStream counts a locked message, one whose lock ended and one abandoned with a delay alike as pending.
+    lockedCount: false,
+  });
+}
+
+/** Options of the NATS provider beyond its config. */
+export interface NatsProviderOptions {
+  readonly createQueues: boolean;
+}
+
+/** Connects to NATS and builds the provider; a server that refuses is `ConnectionFailed` naming it. */
+export async function createNatsProvider(
+  config: ProviderConfig,
+  options: NatsProviderOptions,
+): Promise<NatsProvider> {
+  const natsConfig = config as NatsProviderConfig;
+  const prefix = checkedPrefix(natsConfig.streamPrefix);
+  const defaults = resolveQueueDefaults(natsConfig);
+  const wanted = maxMessageBytesOf(natsConfig);
+  const link = await NatsLink.open(natsConfig, DEFAULT_OPERATION_TIMEOUT_MS);
+  const serverMax = (link.nc.info?.max_payload ?? 1_048_576) - HEADER_ROOM_BYTES;
+  if (natsConfig.maxMessageBytes !== undefined && wanted > serverMax) {
+    await link.close();
+    throw new QueueError(
+      "Configuration",
+      `maxMessageBytes is ${wanted}, but NATS at ${link.servers} carries at most ${serverMax} bytes of body and attributes (its max_payload less room for headers)`,
+    );
+  }
+  return new NatsProvider(
+    link,
+    prefix,
+    defaults.sessionLockDurationMs,
+    Math.min(wanted, serverMax),
+    natsConfig.clock ?? systemClock,
+    {
+      defaults,
+      createQueues: options.createQueues,
+    },
+  );
+}
+
+/**
+ * The {@link QueueProvider} for NATS JetStream: a work-queue stream per queue, read through one
+ * shared durable pull consumer whose ack wait is the lock; delays through a delay subject and its
+ * consumer; sessions on per-session subjects with their locks and states in a KV bucket; the
+ * queues themselves in a KV catalog, so every process sees the same.
+ */
+export class NatsProvider implements QueueProvider {
+  readonly providerType = "nats";
+  readonly capabilities: Capabilities;
+  readonly admin: QueueAdmin;
+  readonly enforcesTimeouts = true;
+  readonly #link: NatsLink;
+  readonly #prefix: string;
+  readonly #clock: Clock;
+  readonly #createQueues: boolean;
+  readonly #catalog: QueueCatalog;
+  readonly #pulls: Pulls;
+  readonly #delays: DelayMover;
+  readonly #work: WorkQueues;
+  readonly #sessionDeps: SessionDeps;
+  /** Sessions held by this client, by owner token. */
+  readonly #sessions = new Map<string, NatsSession>();
+  readonly #closing = new AbortController();
+  #closed = false;
+
+  constructor(
+    link: NatsLink,
+    prefix: string,
+    sessionLockMs: number,
+    maxMessageBytes: number,
+    clock: Clock,
+    options: { defaults: ReturnType<typeof resolveQueueDefaults>; createQueues: boolean },
+  ) {
+    this.#link = link;
+    this.#prefix = prefix;
+    this.#clock = clock;
+    this.#createQueues = options.createQueues;
+    this.capabilities = natsCapabilities(maxMessageBytes);
+    this.#catalog = new QueueCatalog(link, prefix, options.defaults, clock);
+    this.#pulls = new Pulls(link, (message) => this.#giveBack(message));
+    this.#delays = new DelayMover({ link, prefix, catalog: this.#catalog, pulls: this.#pulls, clock });
+    this.#work = new WorkQueues({
+      link,
+      prefix,
+      catalog: this.#catalog,
+      pulls: this.#pulls,
+      delays: this.#delays,
+      clock,
+      providerType: this.providerType,
+    });
+    const locks = new SessionLocks(link, prefix);
+    this.#sessionDeps = {
+      link,
+      prefix,
+      catalog: this.#catalog,
+      locks,
+      delays: this.#delays,
+      clock,
+      providerType: this.providerType,
+      sessionLockMs,
+      ended: (session) => this.#sessions.delete(session.owner),
+    };
+    this.admin = new NatsAdmin({ link, prefix, catalog: this.#catalog, locks, clock });
+  }
+
+  /** A message that arrived for a pull nobody waits for any more goes back at once (a delayed one until its delay ends). */
+  #giveBack(message: Msg): void {
+    const reply = message.reply;
+    if (reply === undefined || this.#link.nc.isClosed()) return;
+    const info = parseAckSubject(reply);
+    const now = this.#clock.now();
+    const left = info?.consumer === "delay" ? (readMeta(message.headers, "", now).visibleAt ?? 0) - now : 0;
+    void signalDelivery(
+      this.#link,
+      reply,
+      "nak",
+      "giving back a message nobody waits for",
+      Math.max(0, left),
+    ).catch(() => undefined);
+  }
+
+  async sendMessages(
+    queue: string,
+    messages: readonly OutgoingMessage[],
+    _context: OperationContext,
+  ): Promise<BatchEntryResult[]> {
+    const record = await this.#forSend(queue);
+    const now = this.#clock.now();
+    const results = await Promise.all(
+      messages.map(async (message): Promise<BatchEntryResult> => {
+        const id = message.messageId ?? newMessageId();
+        try {
+          const meta = outgoingMeta(
+            message,
+            id,
+            now,
+            message.timeToLiveMs ?? record.defaultTimeToLiveMs,
+            message.delayMs ?? record.defaultDelayMs,
+          );
+          const deduplicationId = record.deduplicationWindowMs > 0 ? message.deduplicationId : undefined;
+          const stored = await publish(
+            this.#link,
+            this.#prefix,
+            record,
+            meta,
+            message.body,
+            `sending to ${queue}`,
+            deduplicationId,
+          );
+          return {
+            ok: true,
+            messageId: stored.duplicate ? await this.#originalId(record, stored.sequence, id) : id,
+          };
+        } catch (error) {
+          return { ok: false, error: this.#link.error(error, `sending to ${queue}`) };
+        }
+      }),
+    );
+    const failed = results.filter((result) => !result.ok);
+    if (failed.length === results.length && failed[0] !== undefined && !failed[0].ok) throw failed[0].error;
+    return results;
+  }
+
+  /** The id of the message a duplicate repeats (JetStream tells its sequence), or `fallback` once it is gone. */
+  async #originalId(record: QueueRecord, sequence: number, fallback: string): Promise<string> {
+    const stream = this.#catalog.names(record.name).stream;
+    const stored = await this.#link.jsm.direct.getMessage(stream, { seq: sequence }).catch(() => null);
+    return stored === null || stored.seq !== sequence ? fallback : readMeta(stored.header, fallback, 0).id;
+  }
+
+  async receiveMessages(
+    queue: string,
+    maxMessages: number,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<ReceivedMessage[]> {
+    const signal = AbortSignal.any([context.signal, this.#closing.signal]);
+    const record = await this.#forRead(queue, waitMs, signal);
+    if (record === undefined) return [];
+    if (record.fifo) return this.#borrow(record, maxMessages, waitMs, signal);
+    return this.#work.receive(record, maxMessages, waitMs, signal);
+  }
+
+  /** A plain receive of a FIFO queue: the messages of the next free session, held until each is settled. */
+  async #borrow(
+    record: QueueRecord,
+    max: number,
+    waitMs: number,
+    signal: AbortSignal,
+  ): Promise<ReceivedMessage[]> {
+    let session: NatsSession;
+    try {
+      session = await this.#acceptNext(record, waitMs, signal);
+    } catch (error) {
+      if (QueueError.is(error, "NoSessionAvailable")) return [];
+      throw error;
+    }
+    const context = { signal, timeoutMs: this.#link.timeoutMs };
+    try {
+      const messages = await session.receiveMessages(max, 0, context);
+      session.whenIdle(() => void session.closeSession().catch(() => undefined));
+      return messages;
+    } catch (error) {
+      await session.closeSession().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  completeMessage(receipt: ReceiptHandle): Promise<void> {
+    return this.#settle(
+      receipt,
+      (session) => session.completeMessage(receipt),
+      (subject) => this.#work.complete(receipt, subject),
+    );
+  }
+
+  abandonMessage(receipt: ReceiptHandle, delayMs: number): Promise<void> {
+    return this.#settle(
+      receipt,
+      (session) => session.abandonMessage(receipt),
+      (subject) => this.#work.abandon(receipt, subject, delayMs),
+    );
+  }
+
+  deadLetterMessage(receipt: ReceiptHandle, reason: string, description: string | undefined): Promise<void> {
+    return this.#settle(
+      receipt,
+      (session) => session.deadLetterMessage(receipt, reason, description),
+      (subject) => this.#work.deadLetter(receipt, subject, reason, description),
+    );
+  }
+
+  async renewMessageLock(receipt: ReceiptHandle): Promise<Date> {
+    let renewed = new Date(0);
+    await this.#settle(
+      receipt,
+      async (session) => {
+        renewed = await session.renewSessionLock();
+      },
+      async (subject) => {
+        renewed = await this.#work.renew(receipt, subject);
+      },
+    );
+    return renewed;
+  }
+
+  /** Settles a receipt of a plain queue through its ack subject, or of a session message through its session. */
+  async #settle(
+    receipt: ReceiptHandle,
+    inSession: (session: NatsSession) => Promise<void>,
+    plain: (ackSubject: string) => Promise<void>,
+  ): Promise<void> {
+    const token = receipt.token;
+    if (token.startsWith(WORK_RECEIPT)) return plain(token.slice(WORK_RECEIPT.length));
+    const owner = sessionOwnerOf(token);
+    const session = owner === undefined ? undefined : this.#sessions.get(owner);
+    if (session === undefined)
+      throw new QueueError(
+        "InvalidReceipt",
+        `this receipt names no message this client holds on ${receipt.queue}`,
+      );
+    try {
+      await inSession(session);
+    } catch (error) {
+      if (QueueError.is(error, "SessionLockLost"))
+        throw new QueueError("InvalidReceipt", `the lock on this message of ${receipt.queue} has ended`, {
+          cause: error,
+        });
+      throw error;
+    }
+  }
+
+  async acceptSession(
+    queue: string,
+    sessionId: string | undefined,
+    waitMs: number,
+    context: OperationContext,
+  ): Promise<SessionProvider> {
+    const signal = AbortSignal.any([context.signal, this.#closing.signal]);
+    const record = await this.#forRead(queue, sessionId === undefined ? waitMs : 0, signal);
+    if (record === undefined) throw noQueueToAcceptFrom(queue, sessionId);
+    if (!record.fifo)
+      throw new QueueError(
+        "Unsupported",
+        `queue ${queue} has no sessions: create it with { requiresSession: true }`,
+      );
+    if (sessionId === undefined) return this.#acceptNext(record, waitMs, signal);
+    const session = new NatsSession(record, sessionId, this.#sessionDeps);
+    await session.lock();
+    this.#sessions.set(session.owner, session);
+    return session;
+  }
+
+  /**
+   * Locks the free session with the oldest message, waiting up to `waitMs` for one: woken by a
+   * publish to any session subject, and looking again now and then as other holders' locks end.
+   */
+  async #acceptNext(record: QueueRecord, waitMs: number, signal: AbortSignal): Promise<NatsSession> {
+    const names = this.#catalog.names(record.name);
+    const deadline = this.#clock.now() + waitMs;
+    const wakeup = new Wakeup(this.#link, names.sessions);
+    try {
+      for (;;) {
+        await this.#delays.moveDue(record);
+        for (const id of await sessionsWithMessages(this.#sessionDeps, record)) {
+          const session = new NatsSession(record, id, this.#sessionDeps);
+          try {
+            await session.lock();
+          } catch (error) {
+            if (QueueError.is(error, "SessionLocked")) continue;
+            throw error;
+          }
+          this.#sessions.set(session.owner, session);
+          if (await session.hasMessages()) return session;
+          await session.closeSession();
+        }
+        const left = deadline - this.#clock.now();
+        if (left <= 0 || signal.aborted)
+          throw new QueueError(
+            "NoSessionAvailable",
+            `no session of ${record.name} was free in the time given`,
+          );
+        const waiting = new AbortController();
+        const stop = () => waiting.abort();
+        signal.addEventListener("abort", stop, { once: true });
+        const watching = this.#delays.watch(record, left, waiting.signal);
+        await wakeup.wait(Math.min(left, SESSION_POLL_MS), waiting.signal);
+        waiting.abort();
+        signal.removeEventListener("abort", stop);
+        await watching;
+      }
+    } finally {
+      wakeup.close();
+    }
+  }
+
+  /** The record of a queue to send to: with `createQueues`, made on first use. */
+  async #forSend(queue: string): Promise<QueueRecord> {
+    const found = await this.#catalog.find(queue);
+    if (found !== undefined) return found;
+    if (!this.#createQueues) throw new QueueError("QueueNotFound", `queue ${queue} does not exist`);
+    try {
+      return await this.#catalog.create(queue, {});
+    } catch (error) {
+      if (!QueueError.is(error, "QueueAlreadyExists")) throw error;
+      return this.#catalog.require(queue);
+    }
+  }
+
+  /**
+   * The record of a queue to read; reads never create queues: with `createQueues` one that does
+   * not exist yet is waited for (up to `waitMs`), else it is `QueueNotFound`.
+   */
+  async #forRead(queue: string, waitMs: number, signal: AbortSignal): Promise<QueueRecord | undefined> {
+    if (!this.#createQueues) return this.#catalog.require(queue);
+    let record: QueueRecord | undefined;
+    const exists = async () => {
+      record = await this.#catalog.find(queue);
+      return record !== undefined;
+    };
+    await awaitQueue(exists, this.#clock, this.#clock.now() + waitMs, signal);
+    return record;
+  }
+
+  /** Ends waits at once (they resolve empty), lets held sessions go and closes the connection. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closing.abort();
+    await Promise.allSettled([...this.#sessions.values()].map((session) => session.closeSession()));
+    this.#pulls.close();
+    this.#work.clear();
+    await this.#link.close();
+  }
+}

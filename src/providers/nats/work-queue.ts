@@ -1,0 +1,285 @@
+import type { Msg } from "@nats-io/transport-node";
+import type { Clock } from "../../core/clock.js";
+import { QueueError } from "../../core/errors.js";
+import { Delivery } from "../../core/message.js";
+import { ReceiptHandle } from "../../core/receipt-handle.js";
+import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../rules/dead-letters.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
+import { ackConfirmed, signalDelivery } from "./acks.js";
+import type { NatsLink } from "./connection.js";
+import type { DelayMover } from "./delay-mover.js";
+import { type MessageMeta, messageFields, readMeta } from "./message-mapping.js";
+import { type AckInfo, type Pulls, parseAckSubject } from "./pulls.js";
+import type { QueueCatalog } from "./queue-catalog.js";
+import { transfer } from "./transfer.js";
+
+/** The kind mark of a receipt token for a message of a plain queue (its ack subject follows). */
+export const WORK_RECEIPT = "a";
+
+/** A message this client received from a work consumer and has not settled. */
+interface HeldWork {
+  lockedUntil: number;
+  readonly record: QueueRecord;
+  readonly meta: MessageMeta;
+  readonly body: Uint8Array;
+  readonly info: AckInfo;
+}
+
+/** How many held messages make the next receive forget those whose locks ended long ago. */
+const SWEEP_AT = 1_024;
+
+/** What the work queues need from the provider. */
+export interface WorkQueueDeps {
+  readonly link: NatsLink;
+  readonly prefix: string;
+  readonly catalog: QueueCatalog;
+  readonly pulls: Pulls;
+  readonly delays: DelayMover;
+  readonly clock: Clock;
+  readonly providerType: string;
+}
+
+/**
+ * The lock a client gives a delivery: JetStream's ack wait started when the server sent it, a
+ * little before it arrived, so the lock ends a little before the server's, and a settle the
+ * provider accepts is never one the server has already given to another receiver.
+ */
+export function lockEnd(now: number, lockMs: number): number {
+  return now + lockMs - Math.min(100, Math.floor(lockMs / 10));
+}
+
+/**
+ * Receiving and settling the messages of plain (non-FIFO) queues through their shared durable
+ * `work` consumer: pull requests on it, one ack subject per delivery, the ack wait as the lock.
+ */
+export class WorkQueues {
+  readonly #deps: WorkQueueDeps;
+  readonly #held = new Map<string, HeldWork>();
+  /** Ack subjects settled by this client lately, so that a second settle is refused. */
+  readonly #settled = new Set<string>();
+
+  constructor(deps: WorkQueueDeps) {
+    this.#deps = deps;
+  }
+
+  /** Receives up to `max` ready messages of `record`, waiting up to `waitMs` for the first. */
+  async receive(record: QueueRecord, max: number, waitMs: number, signal: AbortSignal): Promise<Delivery[]> {
+    const { clock, pulls, link } = this.#deps;
+    const names = this.#deps.catalog.names(record.name);
+    const deadline = clock.now() + waitMs;
+    for (;;) {
+      link.checkUp(`receiving from ${record.name}`);
+      await this.#deps.delays.moveDue(record);
+      const ready = await this.#accept(record, await pulls.pull(names.stream, names.workConsumer, max, 0));
+      if (ready.length > 0 || signal.aborted) return ready;
+      const left = deadline - clock.now();
+      if (left <= 0) return [];
+      // One message waited for, delays moved meanwhile, then at once what else is there.
+      const waiting = new AbortController();
+      const stop = () => waiting.abort();
+      signal.addEventListener("abort", stop, { once: true });
+      const watching = this.#deps.delays.watch(record, left, waiting.signal);
+      let first: Delivery[];
+      try {
+        first = await this.#accept(
+          record,
+          await pulls.pull(names.stream, names.workConsumer, 1, left, waiting.signal),
+        );
+      } finally {
+        waiting.abort();
+        signal.removeEventListener("abort", stop);
+        await watching;
+      }
+      if (first.length > 0) {
+        if (max === 1 || signal.aborted) return first;
+        const more = await this.#accept(
+          record,
+          await pulls.pull(names.stream, names.workConsumer, max - 1, 0),
+        );
+        return [...first, ...more];
+      }
+      if (signal.aborted || clock.now() >= deadline) return [];
+    }
+  }
+
+  /**
+   * Deliveries of the messages a pull brought: those whose time to live ended or whose deliveries
+   * are used up are dead-lettered (or dropped) here, as any receive would find them.
+   */
+  async #accept(record: QueueRecord, messages: Msg[]): Promise<Delivery[]> {
+    const out: Delivery[] = [];
+    const now = this.#deps.clock.now();
+    if (this.#held.size >= SWEEP_AT) this.#sweep(now);
+    for (const message of messages) {
+      const info = parseAckSubject(message.reply ?? "");
+      if (info === undefined) continue;
+      const meta = readMeta(message.headers, `${record.name}:${info.streamSequence}`, now);
+      const expired = meta.expiresAt !== undefined && meta.expiresAt <= now;
+      const exhausted = record.maxDeliveryCount !== null && info.deliveryCount > record.maxDeliveryCount;
+      if (expired || exhausted) {
+        const held: HeldWork = {
+          lockedUntil: lockEnd(now, record.lockDurationMs),
+          record,
+          meta,
+          body: message.data,
+          info,
+        };
+        await this.#retire(
+          message.reply!,
+          held,
+          expired ? DEAD_LETTER_REASONS.expired : DEAD_LETTER_REASONS.maxDeliveryCount,
+          expired,
+        );
+        continue;
+      }
+      const lockedUntil = lockEnd(now, record.lockDurationMs);
+      this.#held.set(message.reply!, { lockedUntil, record, meta, body: message.data, info });
+      const fields = messageFields(meta, message.data, info.streamSequence, info.deliveryCount, now);
+      const receipt = new ReceiptHandle(
+        this.#deps.providerType,
+        record.name,
+        `${WORK_RECEIPT}${message.reply}`,
+        lockedUntil,
+      );
+      out.push(new Delivery(fields, lockedUntil, receipt));
+    }
+    return out;
+  }
+
+  /** Dead-letters (or, without a dead-letter queue, or for an expiry the queue drops, terminates) a message the provider itself retires. */
+  async #retire(ackSubject: string, held: HeldWork, reason: string, expired: boolean): Promise<void> {
+    const keep = held.record.deadLetterQueue !== null && (!expired || held.record.deadLetterOnExpiration);
+    if (keep) await this.#deadLetter(ackSubject, held, reason, undefined);
+    else
+      await signalDelivery(this.#deps.link, ackSubject, "term", `dropping a message of ${held.record.name}`);
+  }
+
+  /** The dead letter stored first (its PubAck awaited), then the original terminated. */
+  async #deadLetter(
+    ackSubject: string,
+    held: HeldWork,
+    reason: string,
+    description: string | undefined,
+  ): Promise<void> {
+    const { link, prefix, catalog } = this.#deps;
+    const target = await catalog.ensureDeadLetterQueue(held.record);
+    if (target === undefined)
+      throw new QueueError("Unsupported", `queue ${held.record.name} has no dead-letter queue`);
+    const attributes: Record<string, string> = {
+      ...held.meta.attributes,
+      [DEAD_LETTER_ATTRIBUTES.reason]: reason,
+      [DEAD_LETTER_ATTRIBUTES.sourceQueue]: held.record.name,
+    };
+    if (description !== undefined) attributes[DEAD_LETTER_ATTRIBUTES.description] = description;
+    await transfer(link, prefix, held.record, target, held.meta, held.body, attributes);
+    await signalDelivery(link, ackSubject, "term", `removing a dead-lettered message of ${held.record.name}`);
+  }
+
+  /** Completes the message of `receipt` (token without its kind mark); `InvalidReceipt` when its lock is gone. */
+  async complete(receipt: ReceiptHandle, ackSubject: string): Promise<void> {
+    await this.#settle(receipt, ackSubject, async () => {
+      await ackConfirmed(this.#deps.link, ackSubject, `completing a message of ${receipt.queue}`);
+    });
+  }
+
+  /** Gives the message back, to be delivered again after `delayMs` (or dead-lettered when its deliveries are used up). */
+  async abandon(receipt: ReceiptHandle, ackSubject: string, delayMs: number): Promise<void> {
+    await this.#settle(receipt, ackSubject, async (held) => {
+      const max = held.record.maxDeliveryCount;
+      if (max !== null && held.info.deliveryCount >= max && held.record.deadLetterQueue !== null)
+        return this.#deadLetter(ackSubject, held, DEAD_LETTER_REASONS.maxDeliveryCount, undefined);
+      await signalDelivery(
+        this.#deps.link,
+        ackSubject,
+        "nak",
+        `abandoning a message of ${receipt.queue}`,
+        delayMs,
+      );
+    });
+  }
+
+  /** Moves the message to its queue's dead-letter queue with `reason`. */
+  async deadLetter(
+    receipt: ReceiptHandle,
+    ackSubject: string,
+    reason: string,
+    description: string | undefined,
+  ): Promise<void> {
+    await this.#settle(receipt, ackSubject, (held) =>
+      this.#deadLetter(ackSubject, held, reason, description),
+    );
+  }
+
+  /** Extends the lock by the queue's lock duration from now (JetStream's ack wait starts over). */
+  async renew(receipt: ReceiptHandle, ackSubject: string): Promise<Date> {
+    const held = await this.#holding(receipt, ackSubject);
+    const sentAt = this.#deps.clock.now();
+    await signalDelivery(this.#deps.link, ackSubject, "working", `renewing a lock on ${receipt.queue}`);
+    held.lockedUntil = lockEnd(sentAt, held.record.lockDurationMs);
+    if (this.#held.get(ackSubject) === held) return new Date(held.lockedUntil);
+    // A receipt of another client: its own lock is what this renewal knows.
+    return new Date(held.lockedUntil);
+  }
+
+  async #settle(
+    receipt: ReceiptHandle,
+    ackSubject: string,
+    act: (held: HeldWork) => Promise<void>,
+  ): Promise<void> {
+    const held = await this.#holding(receipt, ackSubject);
+    await act(held);
+    this.#held.delete(ackSubject);
+    this.#settled.add(ackSubject);
+    if (this.#settled.size > SWEEP_AT * 4) this.#settled.delete(this.#settled.values().next().value!);
+  }
+
+  /**
+   * The held message of a receipt whose lock still holds: this client's own, or (for a receipt
+   * written down by another client) the stored message it names, within the lock the receipt tells.
+   */
+  async #holding(receipt: ReceiptHandle, ackSubject: string): Promise<HeldWork> {
+    const now = this.#deps.clock.now();
+    const own = this.#held.get(ackSubject);
+    if (own !== undefined) {
+      if (now < own.lockedUntil) return own;
+      this.#held.delete(ackSubject);
+      throw lockEnded(receipt.queue);
+    }
+    if (this.#settled.has(ackSubject))
+      throw new QueueError("InvalidReceipt", `this message of ${receipt.queue} was settled already`);
+    const info = parseAckSubject(ackSubject);
+    const { catalog, link } = this.#deps;
+    const record = await catalog.find(receipt.queue);
+    if (info === undefined || record === undefined || info.stream !== catalog.names(receipt.queue).stream)
+      throw new QueueError("InvalidReceipt", `this receipt names no message of ${receipt.queue}`);
+    if (receipt.isExpired(now)) throw lockEnded(receipt.queue);
+    const stored = await link.call(`reading a message of ${receipt.queue}`, async () => {
+      try {
+        return await link.jsm.direct.getMessage(info.stream, { seq: info.streamSequence });
+      } catch {
+        return null;
+      }
+    });
+    if (stored === null || stored.seq !== info.streamSequence)
+      throw new QueueError("InvalidReceipt", `the message of this receipt is no longer on ${receipt.queue}`);
+    const meta = readMeta(stored.header, `${record.name}:${stored.seq}`, stored.time.getTime());
+    return { lockedUntil: receipt.expiresAtMs, record, meta, body: stored.data, info };
+  }
+
+  #sweep(now: number): void {
+    for (const [subject, held] of this.#held) if (held.lockedUntil + 60_000 < now) this.#held.delete(subject);
+  }
+
+  /** Forgets every held message (the client closed). */
+  clear(): void {
+    this.#held.clear();
+  }
+}
+
+/** The error of a settle after the lock ended. */
+export function lockEnded(queue: string): QueueError {
+  return new QueueError(
+    "InvalidReceipt",
+    `the lock on this message of ${queue} has ended; it may be delivered again`,
+  );
+}

@@ -10,8 +10,6 @@ import type { QueueCatalog } from "./queue-catalog.js";
 
 /** How many delayed messages one look moves at most. */
 const MOVE_BATCH = 100;
-/** The longest pull the watch keeps on the delay consumer: a receive that stops waiting leaves none longer. */
-const WATCH_PULL_MS = 1_000;
 
 /** What the delay mover needs from the provider. */
 export interface DelayMoverDeps {
@@ -27,8 +25,8 @@ export interface DelayMoverDeps {
  * its queue's delay subject with the instant its delay ends, where no receiver reads. The
  * queue's `delay` consumer hands each to a client that looks: one whose delay ended is published
  * to its ready (or session) subject, PubAck awaited, then acked; one still early is nak'ed with
- * the time left, so JetStream hands it over again exactly then. Receives look before they pull
- * and keep a pull on the delay consumer while they wait, so a message joins its queue when its
+ * the time left, so JetStream hands it over again exactly then. Receives look before each pull
+ * (and waiting ones every {@link LOOK_AGAIN_MS} at least), so a message joins its queue when its
  * delay ends; its delivery count starts at its first real delivery.
  */
 export class DelayMover {
@@ -43,28 +41,6 @@ export class DelayMover {
     const names = this.#deps.catalog.names(record.name);
     const found = await this.#deps.pulls.pull(names.stream, names.delayConsumer, MOVE_BATCH, 0);
     await this.#handle(record, found);
-  }
-
-  /** Moves messages of `record` as their delays end, for up to `waitMs` or until `signal` aborts. */
-  async watch(record: QueueRecord, waitMs: number, signal: AbortSignal): Promise<void> {
-    const names = this.#deps.catalog.names(record.name);
-    const deadline = this.#deps.clock.now() + waitMs;
-    try {
-      while (!signal.aborted) {
-        const left = deadline - this.#deps.clock.now();
-        if (left <= 0) return;
-        const found = await this.#deps.pulls.pull(
-          names.stream,
-          names.delayConsumer,
-          1,
-          Math.min(left, WATCH_PULL_MS),
-          signal,
-        );
-        await this.#handle(record, found);
-      }
-    } catch {
-      // The receive this watch serves reports the connection's failures itself.
-    }
   }
 
   async #handle(record: QueueRecord, messages: readonly Msg[]): Promise<void> {

@@ -135,30 +135,53 @@ export class NatsAdmin implements QueueAdmin {
     }
   }
 
-  /** Stored messages in stream order by direct get, nothing locked or counted; those whose time to live ended are left out. */
+  /**
+   * Stored messages in stream order by direct get, nothing locked or counted; those whose time to
+   * live ended are left out. JetStream keeps no delivery count per stored message that a peek
+   * could read: a message of a plain queue shows 1 once the work consumer has delivered it (it
+   * may have been delivered more often), a session message its count from the session's record.
+   */
   async peekMessages(name: string, max: number, fromSequence?: string): Promise<PeekedMessage[]> {
     validatePeek(max, fromSequence);
-    const { catalog, link, clock } = this.#deps;
-    await catalog.require(name);
+    const { catalog, link, clock, locks } = this.#deps;
+    const record = await catalog.require(name);
     const names = catalog.names(name);
     const now = clock.now();
+    const deliveredUpTo = await this.#deliveredUpTo(names.stream, names.workConsumer, name);
+    const sessionDeliveries = new Map<string, Readonly<Record<string, number>>>();
     const peeked: PeekedMessage[] = [];
     for (let seq = Number(fromSequence ?? "0"); peeked.length < max; ) {
-      const stored = await link.call(`peeking at queue ${name}`, async () => {
-        try {
-          return await link.jsm.direct.getMessage(names.stream, { seq, next_by_subj: names.all });
-        } catch (error) {
-          if (apiCode(error) === 10059) throw new QueueError("QueueNotFound", `queue ${name} does not exist`);
-          throw error;
-        }
-      });
+      const stored = await link.call(`peeking at queue ${name}`, () =>
+        link.jsm.direct.getMessage(names.stream, { seq, next_by_subj: names.all }),
+      );
       if (stored === null) break;
       seq = stored.seq + 1;
       const meta = readMeta(stored.header, `${name}:${stored.seq}`, stored.time.getTime());
       if (meta.expiresAt !== undefined && meta.expiresAt <= now) continue;
-      const fields = messageFields(meta, stored.data, stored.seq, 0, meta.enqueuedAt);
+      let deliveries = 0;
+      if (stored.subject === names.ready) deliveries = stored.seq <= deliveredUpTo ? 1 : 0;
+      else if (record.fifo && meta.sessionId !== undefined && stored.subject !== names.delayed) {
+        if (!sessionDeliveries.has(meta.sessionId))
+          sessionDeliveries.set(meta.sessionId, (await locks.read(name, meta.sessionId))?.deliveries ?? {});
+        deliveries = sessionDeliveries.get(meta.sessionId)?.[stored.seq] ?? 0;
+      }
+      const fields = messageFields(meta, stored.data, stored.seq, deliveries, meta.enqueuedAt);
       peeked.push(peekedMessage(fields, stored.subject === names.delayed ? "delayed" : "active"));
     }
     return peeked;
+  }
+
+  /** The last stream sequence the work consumer has delivered. */
+  async #deliveredUpTo(stream: string, consumer: string, queue: string): Promise<number> {
+    const { link } = this.#deps;
+    const info = await link.call(`peeking at queue ${queue}`, async () => {
+      try {
+        return await link.jsm.consumers.info(stream, consumer);
+      } catch (error) {
+        if (apiCode(error) === 10059) throw new QueueError("QueueNotFound", `queue ${queue} does not exist`);
+        throw error;
+      }
+    });
+    return info.delivered.stream_seq;
   }
 }

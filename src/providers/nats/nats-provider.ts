@@ -32,12 +32,10 @@ import { QueueCatalog } from "./queue-catalog.js";
 import { SessionLocks } from "./session-locks.js";
 import { NatsSession, type SessionDeps, sessionOwnerOf, sessionsWithMessages } from "./sessions.js";
 import { Wakeup } from "./wakeups.js";
-import { WORK_RECEIPT, WorkQueues } from "./work-queue.js";
+import { LOOK_AGAIN_MS, WORK_RECEIPT, WorkQueues } from "./work-queue.js";
 
 /** Headroom under the server's `max_payload` for the headers a message carries (its meta, its id). */
 const HEADER_ROOM_BYTES = 64 * 1_024;
-/** How often an accept of the next session looks again while other holders' locks may end. */
-const SESSION_POLL_MS = 250;
 
 /** The capabilities of the NATS provider with messages up to `maxMessageBytes`. */
 export function natsCapabilities(maxMessageBytes: number): Capabilities {
@@ -369,14 +367,7 @@ export class NatsProvider implements QueueProvider {
             "NoSessionAvailable",
             `no session of ${record.name} was free in the time given`,
           );
-        const waiting = new AbortController();
-        const stop = () => waiting.abort();
-        signal.addEventListener("abort", stop, { once: true });
-        const watching = this.#delays.watch(record, left, waiting.signal);
-        await wakeup.wait(Math.min(left, SESSION_POLL_MS), waiting.signal);
-        waiting.abort();
-        signal.removeEventListener("abort", stop);
-        await watching;
+        await wakeup.wait(Math.min(left, LOOK_AGAIN_MS), signal);
       }
     } finally {
       wakeup.close();

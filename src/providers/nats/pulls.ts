@@ -32,8 +32,9 @@ const PULL_SLACK_MS = 2_000;
  * of its own (JetStream delivers a pulled message under its own subject, so only the
  * subscription tells which request it answers), ended by its batch, or by the status the server
  * sends when it has no more (404) or the request expired (408). A request the caller stops
- * waiting for stays subscribed until the server's side of it expires, and whatever still arrives
- * goes to `stray`, which gives it back: nothing is left locked that nobody holds.
+ * waiting for is unsubscribed at once, and JetStream passes over a pull whose reply subject has
+ * no interest; a message already on its way then goes to `stray`, which gives it back, so
+ * nothing is left locked that nobody holds.
  */
 export class Pulls {
   readonly #link: NatsLink;
@@ -62,7 +63,6 @@ export class Pulls {
     return new Promise<Msg[]>((resolve) => {
       const messages: Msg[] = [];
       let waiting = true;
-      let serverDone = false;
       const release = () => {
         clearTimeout(expiry);
         this.#open.delete(sub);
@@ -73,7 +73,8 @@ export class Pulls {
         waiting = false;
         signal?.removeEventListener("abort", finish);
         resolve(messages);
-        if (serverDone) release();
+        // Unsubscribed, the request gets nothing more: JetStream passes over a pull whose reply has no interest.
+        release();
       };
       const sub = this.#link.nc.subscribe(reply, {
         callback: (_error, message) => {
@@ -81,9 +82,7 @@ export class Pulls {
           if (!isMessage) {
             // 100 is a heartbeat; anything else (404 no messages, 408 expired, 409 gone) ends the request.
             if ((message.headers?.code ?? 0) === 100) return;
-            serverDone = true;
-            if (waiting) finish();
-            else release();
+            finish();
             return;
           }
           if (!waiting) {
@@ -91,19 +90,12 @@ export class Pulls {
             return;
           }
           messages.push(message);
-          if (messages.length >= batch) {
-            serverDone = true;
-            finish();
-          }
+          if (messages.length >= batch) finish();
         },
       });
       this.#open.add(sub);
       // The server's side ends by then at the latest: the request is forgotten.
-      const expiry = setTimeout(() => {
-        serverDone = true;
-        finish();
-        release();
-      }, waitMs + PULL_SLACK_MS);
+      const expiry = setTimeout(finish, waitMs + PULL_SLACK_MS);
       expiry.unref();
       signal?.addEventListener("abort", finish, { once: true });
       const request =

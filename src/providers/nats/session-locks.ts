@@ -87,6 +87,17 @@ export class SessionLocks {
     }
   }
 
+  /** The record of a session as stored now, or undefined when it has none. */
+  async read(queue: string, sessionId: string): Promise<SessionRecord | undefined> {
+    const kv = await this.#bucket();
+    const entry = await this.#link.call(`reading session ${sessionId}`, () =>
+      kv.get(SessionLocks.#key(queue, sessionId, "lock")),
+    );
+    return entry === null || entry.operation !== "PUT" || entry.value.length === 0
+      ? undefined
+      : entry.json<SessionRecord>();
+  }
+
   /** Writes a new record of a held lock, revision-checked; `SessionLockLost` when another process changed it. */
   async write(queue: string, sessionId: string, held: HeldLock, record: SessionRecord): Promise<void> {
     const kv = await this.#bucket();

@@ -14,6 +14,7 @@ import type { QueueCatalog } from "./queue-catalog.js";
 import type { HeldLock, SessionLocks } from "./session-locks.js";
 import { transfer } from "./transfer.js";
 import { Wakeup } from "./wakeups.js";
+import { LOOK_AGAIN_MS } from "./work-queue.js";
 
 /** The kind mark of a receipt token for a session message: `s<owner>|<stream sequence>`. */
 export const SESSION_RECEIPT = "s";
@@ -137,14 +138,7 @@ export class NatsSession implements SessionProvider {
         if (found.length > 0 || context.signal.aborted) return found;
         const left = Math.min(deadline, this.#holding().record.expiresAt) - clock.now();
         if (left <= 0 || wakeup === undefined) return [];
-        const waiting = new AbortController();
-        const stop = () => waiting.abort();
-        context.signal.addEventListener("abort", stop, { once: true });
-        const watching = this.#deps.delays.watch(this.record, left, waiting.signal);
-        await wakeup.wait(left, waiting.signal);
-        waiting.abort();
-        context.signal.removeEventListener("abort", stop);
-        await watching;
+        await wakeup.wait(Math.min(left, LOOK_AGAIN_MS), context.signal);
       }
     } finally {
       wakeup?.close();

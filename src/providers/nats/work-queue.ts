@@ -12,6 +12,7 @@ import { type MessageMeta, messageFields, readMeta } from "./message-mapping.js"
 import { type AckInfo, type Pulls, parseAckSubject } from "./pulls.js";
 import type { QueueCatalog } from "./queue-catalog.js";
 import { transfer } from "./transfer.js";
+import { Wakeup } from "./wakeups.js";
 
 /** The kind mark of a receipt token for a message of a plain queue (its ack subject follows). */
 export const WORK_RECEIPT = "a";
@@ -24,6 +25,9 @@ interface HeldWork {
   readonly body: Uint8Array;
   readonly info: AckInfo;
 }
+
+/** How long a waiting receive goes without looking, at most (redeliveries and ended delays publish nothing). */
+export const LOOK_AGAIN_MS = 100;
 
 /** How many held messages make the next receive forget those whose locks ended long ago. */
 const SWEEP_AT = 1_024;
@@ -62,43 +66,34 @@ export class WorkQueues {
     this.#deps = deps;
   }
 
-  /** Receives up to `max` ready messages of `record`, waiting up to `waitMs` for the first. */
+  /**
+   * Receives up to `max` ready messages of `record`, waiting up to `waitMs` for the first. Every
+   * look is a no-wait pull; a wait between looks ends at a publish to the queue (a core
+   * subscription sees it) or after {@link LOOK_AGAIN_MS}, for redeliveries and delays that end,
+   * which publish nothing. A pull left waiting on the server would be worse: NATS 2.9 passes over
+   * one whose reply subject lost interest, but counts that as a delivery undone, and the next
+   * delivery of a message abandoned meanwhile then shows the count it had before.
+   */
   async receive(record: QueueRecord, max: number, waitMs: number, signal: AbortSignal): Promise<Delivery[]> {
     const { clock, pulls, link } = this.#deps;
     const names = this.#deps.catalog.names(record.name);
     const deadline = clock.now() + waitMs;
-    for (;;) {
-      link.checkUp(`receiving from ${record.name}`);
-      await this.#deps.delays.moveDue(record);
-      const ready = await this.#accept(record, await pulls.pull(names.stream, names.workConsumer, max, 0));
-      if (ready.length > 0 || signal.aborted) return ready;
-      const left = deadline - clock.now();
-      if (left <= 0) return [];
-      // One message waited for, delays moved meanwhile, then at once what else is there.
-      const waiting = new AbortController();
-      const stop = () => waiting.abort();
-      signal.addEventListener("abort", stop, { once: true });
-      const watching = this.#deps.delays.watch(record, left, waiting.signal);
-      let first: Delivery[];
-      try {
-        first = await this.#accept(
-          record,
-          await pulls.pull(names.stream, names.workConsumer, 1, left, waiting.signal),
-        );
-      } finally {
-        waiting.abort();
-        signal.removeEventListener("abort", stop);
-        await watching;
+    const wakeup = waitMs > 0 ? new Wakeup(link, names.ready) : undefined;
+    try {
+      for (;;) {
+        link.checkUp(`receiving from ${record.name}`);
+        await this.#deps.delays.moveDue(record);
+        const pulled = await pulls.pull(names.stream, names.workConsumer, max, 0);
+        const ready = await this.#accept(record, pulled);
+        if (ready.length > 0 || signal.aborted) return ready;
+        // All of them dead-lettered or dropped: look again before waiting.
+        if (pulled.length > 0) continue;
+        const left = deadline - clock.now();
+        if (left <= 0 || wakeup === undefined) return [];
+        await wakeup.wait(Math.min(left, LOOK_AGAIN_MS), signal);
       }
-      if (first.length > 0) {
-        if (max === 1 || signal.aborted) return first;
-        const more = await this.#accept(
-          record,
-          await pulls.pull(names.stream, names.workConsumer, max - 1, 0),
-        );
-        return [...first, ...more];
-      }
-      if (signal.aborted || clock.now() >= deadline) return [];
+    } finally {
+      wakeup?.close();
     }
   }
 
@@ -215,10 +210,30 @@ export class WorkQueues {
     const held = await this.#holding(receipt, ackSubject);
     const sentAt = this.#deps.clock.now();
     await signalDelivery(this.#deps.link, ackSubject, "working", `renewing a lock on ${receipt.queue}`);
+    // JetStream ignores progress on a message settled elsewhere (another client completed it by
+    // its written-down receipt): still stored, it is still this delivery's.
+    if (!(await this.#stored(held))) {
+      this.#held.delete(ackSubject);
+      throw new QueueError(
+        "InvalidReceipt",
+        `this message of ${receipt.queue} was settled by another client`,
+      );
+    }
     held.lockedUntil = lockEnd(sentAt, held.record.lockDurationMs);
-    if (this.#held.get(ackSubject) === held) return new Date(held.lockedUntil);
-    // A receipt of another client: its own lock is what this renewal knows.
     return new Date(held.lockedUntil);
+  }
+
+  /** Whether the message `held` names is still on its stream. */
+  async #stored(held: HeldWork): Promise<boolean> {
+    const { link } = this.#deps;
+    const seq = held.info.streamSequence;
+    const stored = await link.call(`reading a message of ${held.record.name}`, () =>
+      link.jsm.direct.getMessage(held.info.stream, { seq }).catch((error: unknown) => {
+        if (/no message found|not found/i.test(String((error as Error).message))) return null;
+        throw error;
+      }),
+    );
+    return stored !== null && stored.seq === seq;
   }
 
   async #settle(
@@ -253,13 +268,9 @@ export class WorkQueues {
     if (info === undefined || record === undefined || info.stream !== catalog.names(receipt.queue).stream)
       throw new QueueError("InvalidReceipt", `this receipt names no message of ${receipt.queue}`);
     if (receipt.isExpired(now)) throw lockEnded(receipt.queue);
-    const stored = await link.call(`reading a message of ${receipt.queue}`, async () => {
-      try {
-        return await link.jsm.direct.getMessage(info.stream, { seq: info.streamSequence });
-      } catch {
-        return null;
-      }
-    });
+    const stored = await link.call(`reading a message of ${receipt.queue}`, () =>
+      link.jsm.direct.getMessage(info.stream, { seq: info.streamSequence }).catch(() => null),
+    );
     if (stored === null || stored.seq !== info.streamSequence)
       throw new QueueError("InvalidReceipt", `the message of this receipt is no longer on ${receipt.queue}`);
     const meta = readMeta(stored.header, `${record.name}:${stored.seq}`, stored.time.getTime());

@@ -49,7 +49,9 @@ export type { SchemaOutput, StandardIssue, StandardSchemaV1 } from "./core/stand
 export { StandardSessionClient } from "./core/standard-session-client.js";
 export { PROVIDER_TYPES } from "./providers/built-in.js";
 export type { MemoryProviderConfig } from "./providers/memory/config.js";
+export type { NatsProviderConfig, NatsTlsConfig } from "./providers/nats/config.js";
 export type { PostgresProviderConfig } from "./providers/postgres/config.js";
+export type { RabbitMqProviderConfig } from "./providers/rabbitmq/config.js";
 export type { ServiceBusProviderConfig } from "./providers/servicebus/config.js";
 export type { SqliteProviderConfig } from "./providers/sqlite/config.js";
 export type { SqsProviderConfig } from "./providers/sqs/config.js";

@@ -4,6 +4,16 @@ import "./sqlite/index.js";
 import "./postgres/index.js";
 import "./sqs/index.js";
 import "./servicebus/index.js";
+import "./rabbitmq/index.js";
+import "./nats/index.js";
 
 /** The providers queue-runtime ships; a provider of your own may use any other name. */
-export const PROVIDER_TYPES = ["memory", "sqlite", "postgres", "sqs", "servicebus"] as const;
+export const PROVIDER_TYPES = [
+  "memory",
+  "sqlite",
+  "postgres",
+  "sqs",
+  "servicebus",
+  "rabbitmq",
+  "nats",
+] as const;

@@ -4,7 +4,10 @@ import { QueueError, SOCKET_ERROR_CODES } from "../../core/errors.js";
 /** The AMQP reply code of a failed channel or connection operation, when amqplib gives one. */
 export function replyCode(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "number" ? code : undefined;
+  if (typeof code === "number") return code;
+  // A call under way when its channel closed is rejected with the close frame itself.
+  const frame = (error as { fields?: { replyCode?: unknown } } | null)?.fields?.replyCode;
+  return typeof frame === "number" ? frame : undefined;
 }
 
 /** True when the broker said that a queue does not exist (404 NOT_FOUND). */
@@ -143,8 +146,10 @@ export class RabbitConnection {
    */
   failure(error: unknown, what: string): QueueError {
     if (QueueError.is(error)) return error;
-    const message = error instanceof Error ? error.message : String(error);
-    const code = (error as { code?: unknown } | null)?.code;
+    const frameText = (error as { fields?: { replyText?: unknown } } | null)?.fields?.replyText;
+    const message =
+      error instanceof Error ? error.message : typeof frameText === "string" ? frameText : String(error);
+    const code = replyCode(error) ?? (error as { code?: unknown } | null)?.code;
     if (this.#closed)
       return new QueueError("ClientClosed", "the rabbitmq client is closed", { cause: error });
     if (

@@ -55,13 +55,20 @@ export async function declareHolding(
 }
 
 /**
- * Declares a session's lock and state queues. The lock is an empty classic queue: the broker lets
- * one consumer at a time hold it exclusively, for every process, and frees it when that consumer's
- * connection ends (quorum queues ignore `exclusive`). The state is the one message of a classic
- * queue of length 1: a new state pushes the old one out.
+ * Takes a session's lock: an exclusive queue, which only the connection that declared it may use
+ * (another's declare is refused with 405 RESOURCE_LOCKED) and which the broker deletes when that
+ * connection ends, so the lock holds across processes and dies with its holder. It holds no
+ * message and no file handle; the holder deletes it to let the session go.
  */
-export async function declareSessionQueues(channel: Channel, lock: string, state: string): Promise<void> {
-  await channel.assertQueue(lock, { durable: true });
+export async function takeSessionLock(channel: Channel, lock: string): Promise<void> {
+  await channel.assertQueue(lock, { exclusive: true, durable: false, autoDelete: false });
+}
+
+/**
+ * Declares the queue that holds a session's state: a classic queue of length 1, so a new state
+ * pushes the old one out in one publish. Made when a state is first set.
+ */
+export async function declareSessionState(channel: Channel, state: string): Promise<void> {
   await channel.assertQueue(state, {
     durable: true,
     arguments: { "x-max-length": 1, "x-overflow": "drop-head" },

@@ -58,11 +58,15 @@ export class HeldMessages {
     return held;
   }
 
-  /** Stops holding `id` (to settle it); undefined when its lock is gone. */
+  /**
+   * Stops holding `id` (to settle it); undefined when its lock is gone. The caller calls
+   * `released` once the settle is done: a borrowed session must not close its channel under it.
+   */
   take(id: string): Held | undefined {
     const held = this.get(id);
     if (held === undefined) return undefined;
-    this.#forget(held);
+    held.timer.cancel();
+    this.#byId.delete(held.id);
     return held;
   }
 

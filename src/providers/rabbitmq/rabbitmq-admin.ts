@@ -43,7 +43,8 @@ function brokerQueuesOf(
   return {
     messages: [names.queue(name), ...sessions.map((id) => names.session(name, id))],
     delayed: [...entry.holdings],
-    sessionObjects: sessions.flatMap((id) => [names.sessionLock(name, id), names.sessionState(name, id)]),
+    // Lock queues belong to their holders' connections and go with them.
+    sessionObjects: sessions.map((id) => names.sessionState(name, id)),
   };
 }
 
@@ -92,6 +93,16 @@ export class RabbitMqAdmin implements QueueAdmin {
 
   async deleteQueue(name: string): Promise<void> {
     const entry = await this.#entry(name);
+    // The broker dead-letters by itself into the queue a source names, and drops what it cannot
+    // route: a dead-letter queue in use stays until its sources are gone.
+    const sources = (await this.#deps.catalog.all()).filter(
+      (other) => other.record.deadLetterQueue === name && other.record.name !== name,
+    );
+    if (sources.length > 0)
+      throw new QueueError(
+        "Validation",
+        `queue ${name} is the dead-letter queue of ${sources.map((other) => other.record.name).join(", ")}: delete those first`,
+      );
     await this.#deps.catalog.delete(name);
     const { messages, delayed, sessionObjects } = brokerQueuesOf(entry, this.#deps.names);
     const all = [...messages, ...delayed, ...sessionObjects];
@@ -139,6 +150,7 @@ export class RabbitMqAdmin implements QueueAdmin {
       const taken = this.#deps.held.take(held.id);
       if (taken === undefined) continue;
       taken.channel.ack(taken.message);
+      taken.released?.();
       removed++;
     }
     await this.#channel(async (channel) => {
@@ -160,6 +172,7 @@ export class RabbitMqAdmin implements QueueAdmin {
 
   async redrive(deadLetterQueue: string, target?: string): Promise<number> {
     const source = await this.#entry(deadLetterQueue);
+    if (target !== undefined) await this.#entry(target);
     const { catalog, names, connection } = this.#deps;
     const publisher = await connection.publisher();
     const channel = await connection.channel();

@@ -23,7 +23,7 @@ import type { QueueRecord } from "../../rules/queue-records.js";
 import { Catalog, type CatalogEntry } from "./catalog.js";
 import type { RabbitMqProviderConfig } from "./config.js";
 import { isNotFound, type Publisher, RabbitConnection, replyCode, Unroutable } from "./connection.js";
-import { declareHolding, declareQueue, declareSessionQueues } from "./declarations.js";
+import { declareHolding, declareQueue, takeSessionLock } from "./declarations.js";
 import { type Held, HeldMessages } from "./held-messages.js";
 import {
   copyParts,
@@ -127,6 +127,8 @@ export class RabbitMqProvider implements QueueProvider {
   readonly #remote: RemoteSettle;
   readonly #receivers = new Map<string, Receiver>();
   readonly #sessions = new Set<RabbitSession>();
+  /** The lock queues of the sessions this client holds or is taking. */
+  readonly #locks = new Set<string>();
   readonly #sessionDeps: SessionDeps;
   /** Broker queues this client declared already (sessions' and holding queues). */
   readonly #declared = new Map<string, Promise<void>>();
@@ -152,8 +154,9 @@ export class RabbitMqProvider implements QueueProvider {
       connection: this.#connection,
       names: this.#names,
       clock: this.#clock,
-      handOut: (queue, record, brokerQueue, channel, message, released) =>
-        this.#handOut(queue, record, brokerQueue, channel, message, released),
+      handOut: (queue, record, brokerQueue, channel, message, released, lockedUntil) =>
+        this.#handOut(queue, record, brokerQueue, channel, message, released, lockedUntil),
+      extend: (id, until) => this.#held.extend(id, until),
       complete: (receipt, context) => this.completeMessage(receipt, context),
       abandon: (receipt, delayMs, context) => this.abandonMessage(receipt, delayMs, context),
       deadLetter: (receipt, reason, description, context) =>
@@ -223,18 +226,13 @@ export class RabbitMqProvider implements QueueProvider {
     return this.#names.session(record.name, sessionId);
   }
 
-  /** Declares a session's queue, lock and state, and notes the session in the catalog, once per client. */
+  /** Declares a session's queue and notes the session in the catalog, once per client. */
   #declareSession(record: QueueRecord, sessionId: string): Promise<void> {
     const brokerQueue = this.#names.session(record.name, sessionId);
     return this.#once(brokerQueue, async () => {
-      await this.#connection.withChannel(async (channel) => {
-        await declareQueue(channel, brokerQueue, record, this.#names);
-        await declareSessionQueues(
-          channel,
-          this.#names.sessionLock(record.name, sessionId),
-          this.#names.sessionState(record.name, sessionId),
-        );
-      });
+      await this.#connection.withChannel((channel) =>
+        declareQueue(channel, brokerQueue, record, this.#names),
+      );
       await this.#catalog.addSession(record.name, sessionId);
     });
   }
@@ -368,6 +366,7 @@ export class RabbitMqProvider implements QueueProvider {
     channel: Channel,
     message: Message,
     released: (() => void) | undefined,
+    sessionLockedUntil?: number,
   ): Promise<{ message: ReceivedMessage; id: string } | undefined> {
     const now = this.#clock.now();
     const deliveryCount = deliveriesBefore(message, brokerQueue) + 1;
@@ -384,7 +383,7 @@ export class RabbitMqProvider implements QueueProvider {
       channel.ack(message);
       return undefined;
     }
-    const lockedUntil = now + record.lockDurationMs;
+    const lockedUntil = sessionLockedUntil ?? now + record.lockDurationMs;
     const id = this.#held.hold({
       queue,
       brokerQueue,
@@ -512,6 +511,8 @@ export class RabbitMqProvider implements QueueProvider {
           },
         );
       throw this.#connection.failure(error, `settle a message of ${held.queue}`);
+    } finally {
+      held.released?.();
     }
     return undefined;
   }
@@ -620,21 +621,32 @@ export class RabbitMqProvider implements QueueProvider {
     return ready;
   }
 
-  /** Takes the lock of a session (an exclusive consumer on its lock queue, on a channel of its own); undefined when another holds it. */
+  /** Takes the lock of a session (its exclusive lock queue, on a channel of its own); undefined when another holds it. */
   async #lock(entry: CatalogEntry, sessionId: string, borrowed: boolean): Promise<RabbitSession | undefined> {
+    // The broker lets the connection that holds an exclusive queue declare it again: this
+    // client's own holds are checked here.
+    const lock = this.#names.sessionLock(entry.record.name, sessionId);
+    if (this.#locks.has(lock)) return undefined;
+    this.#locks.add(lock);
+    try {
+      return await this.#takeLock(entry, sessionId, lock, borrowed);
+    } finally {
+      if (![...this.#sessions].some((session) => session.lockName === lock)) this.#locks.delete(lock);
+    }
+  }
+
+  async #takeLock(
+    entry: CatalogEntry,
+    sessionId: string,
+    lock: string,
+    borrowed: boolean,
+  ): Promise<RabbitSession | undefined> {
     const channel = await this.#connection.channel();
     try {
-      await channel.consume(this.#names.sessionLock(entry.record.name, sessionId), () => undefined, {
-        exclusive: true,
-        noAck: true,
-      });
+      await takeSessionLock(channel, lock);
     } catch (error) {
-      // A refused exclusive consume closes its channel: that is why it has one of its own.
-      if (replyCode(error) === 403) return undefined;
-      if (isNotFound(error)) {
-        await this.#declareSession(entry.record, sessionId);
-        return this.#lock(entry, sessionId, borrowed);
-      }
+      // A refused declare closes its channel: that is why it has one of its own.
+      if (replyCode(error) === 405) return undefined;
       throw this.#connection.failure(error, `lock session ${sessionId} of ${entry.record.name}`);
     }
     channel.on("close", () => this.#held.dropChannel(channel));
@@ -644,8 +656,12 @@ export class RabbitMqProvider implements QueueProvider {
       sessionId,
       entry.record,
       channel,
-      borrowed ? undefined : this.#defaults.sessionLockDurationMs,
-      (ended) => this.#sessions.delete(ended),
+      this.#defaults.sessionLockDurationMs,
+      borrowed,
+      (ended) => {
+        this.#sessions.delete(ended);
+        this.#locks.delete(lock);
+      },
     );
     this.#sessions.add(session);
     return session;

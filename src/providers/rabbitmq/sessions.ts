@@ -6,6 +6,7 @@ import type { OperationContext, SessionProvider } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
 import { isNotFound, type RabbitConnection } from "./connection.js";
+import { declareSessionState } from "./declarations.js";
 import type { BrokerNames } from "./names.js";
 
 /** How often a session receive that found nothing looks again, and an accept of the next session. */
@@ -27,7 +28,10 @@ export interface SessionDeps {
     channel: Channel,
     message: Message,
     released: () => void,
+    lockedUntil: number,
   ): Promise<{ message: ReceivedMessage; id: string } | undefined>;
+  /** Moves the lock end of a held delivery; false when its lock is gone. */
+  extend(id: string, until: number): boolean;
   /** Settles a receipt as the provider does. */
   complete(receipt: ReceiptHandle, context: OperationContext): Promise<void>;
   abandon(receipt: ReceiptHandle, delayMs: number, context: OperationContext): Promise<void>;
@@ -47,8 +51,8 @@ export interface SessionDeps {
  * processes. Messages are taken from the session's own queue with basic.get on the same channel,
  * one receive's worth at a time, so nothing is fetched that the holder did not ask for, and an
  * abandoned message (nack, requeue) comes back first, as a quorum queue serves returns first. The
- * provider ends the lock itself at `sessionExpiresAt` unless renewed. A borrowed session (a plain
- * receive of a FIFO queue) has no lock time of its own: it ends when its last message is settled.
+ * provider ends the lock itself at `sessionExpiresAt` unless renewed, and its messages' locks with
+ * it. A borrowed session (a plain receive of a FIFO queue) also ends when its last message is settled.
  */
 export class RabbitSession implements SessionProvider {
   readonly sessionId: string;
@@ -70,7 +74,8 @@ export class RabbitSession implements SessionProvider {
     sessionId: string,
     record: QueueRecord,
     channel: Channel,
-    lockDurationMs: number | undefined,
+    lockDurationMs: number,
+    borrowed: boolean,
     ended: (session: RabbitSession) => void,
   ) {
     this.#deps = deps;
@@ -78,12 +83,25 @@ export class RabbitSession implements SessionProvider {
     this.sessionId = sessionId;
     this.#record = record;
     this.#channel = channel;
-    this.#borrowed = lockDurationMs === undefined;
-    this.#lockDurationMs = lockDurationMs ?? record.lockDurationMs;
+    this.#borrowed = borrowed;
+    this.#lockDurationMs = lockDurationMs;
     this.#ended = ended;
     this.#expiresAt = deps.clock.now() + this.#lockDurationMs;
-    if (!this.#borrowed) this.#arm();
-    channel.on("close", () => this.#end());
+    this.#arm();
+    channel.on("close", () => {
+      if (this.#lost) return;
+      this.#end();
+      // The channel failed under the session: its lock queue stays with the connection unless deleted.
+      const unlocked = deps.connection.connected
+        ? deps.connection.withChannel((other) => other.deleteQueue(this.lockName)).catch(() => undefined)
+        : Promise.resolve();
+      void unlocked.then(() => this.#ended(this));
+    });
+  }
+
+  /** The name of the session's lock queue. */
+  get lockName(): string {
+    return this.#deps.names.sessionLock(this.#queue, this.sessionId);
   }
 
   get sessionExpiresAt(): Date {
@@ -133,6 +151,7 @@ export class RabbitSession implements SessionProvider {
             this.#channel,
             got,
             () => this.#release(out?.id),
+            this.#expiresAt,
           );
           if (out === undefined) continue;
           this.#held.add(out.id);
@@ -175,7 +194,9 @@ export class RabbitSession implements SessionProvider {
   async renewSessionLock(): Promise<Date> {
     this.#checkHeld();
     this.#expiresAt = this.#deps.clock.now() + this.#lockDurationMs;
-    if (!this.#borrowed) this.#arm();
+    this.#arm();
+    // A session's messages are locked with it.
+    for (const id of this.#held) this.#deps.extend(id, this.#expiresAt);
     return this.sessionExpiresAt;
   }
 
@@ -183,26 +204,34 @@ export class RabbitSession implements SessionProvider {
     this.#checkHeld();
     const state = this.#deps.names.sessionState(this.#queue, this.sessionId);
     try {
-      const got = await this.#channel.get(state, { noAck: false });
-      if (got === false) return null;
-      this.#channel.nack(got, false, true);
-      if (got.properties.headers?.[STATE_CLEARED] === true) return null;
-      return Uint8Array.from(got.content);
+      // A channel of its own: a state never set has no queue, and the 404 closes the channel.
+      return await this.#deps.connection.withChannel(async (channel) => {
+        const got = await channel.get(state, { noAck: false });
+        if (got === false) return null;
+        channel.nack(got, false, true);
+        if (got.properties.headers?.[STATE_CLEARED] === true) return null;
+        return Uint8Array.from(got.content);
+      });
     } catch (error) {
-      this.#checkHeld();
+      if (isNotFound(error)) return null;
       throw this.#deps.connection.failure(error, `read the state of session ${this.sessionId}`);
     }
   }
 
   async setSessionState(state: Uint8Array | null): Promise<void> {
     this.#checkHeld();
+    const stateQueue = this.#deps.names.sessionState(this.#queue, this.sessionId);
+    try {
+      await this.#deps.connection.withChannel((channel) => declareSessionState(channel, stateQueue));
+    } catch (error) {
+      throw this.#deps.connection.failure(error, `store the state of session ${this.sessionId}`);
+    }
     const publisher = await this.#deps.connection.publisher();
     // The state queue keeps one message: the newest pushes the one before out.
-    await publisher.publish(
-      this.#deps.names.sessionState(this.#queue, this.sessionId),
-      state === null ? Buffer.alloc(0) : Buffer.from(state),
-      { persistent: true, headers: state === null ? { [STATE_CLEARED]: true } : {} },
-    );
+    await publisher.publish(stateQueue, state === null ? Buffer.alloc(0) : Buffer.from(state), {
+      persistent: true,
+      headers: state === null ? { [STATE_CLEARED]: true } : {},
+    });
   }
 
   async closeSession(): Promise<void> {
@@ -214,6 +243,19 @@ export class RabbitSession implements SessionProvider {
     if (this.#lost) return;
     this.#end();
     for (const id of [...this.#held]) this.#deps.giveBack(id);
+    await this.#unlock();
+    // Only now may this client take the session again: its lock queue is gone.
+    this.#ended(this);
+  }
+
+  /** Deletes the lock queue (which the connection would otherwise keep) and closes the session's channel. */
+  async #unlock(): Promise<void> {
+    const lock = this.#deps.names.sessionLock(this.#queue, this.sessionId);
+    try {
+      await this.#channel.deleteQueue(lock);
+    } catch {
+      await this.#deps.connection.withChannel((channel) => channel.deleteQueue(lock)).catch(() => undefined);
+    }
     await this.#channel.close().catch(() => undefined);
   }
 
@@ -221,6 +263,5 @@ export class RabbitSession implements SessionProvider {
     if (this.#lost) return;
     this.#lost = true;
     this.#timer?.cancel();
-    this.#ended(this);
   }
 }

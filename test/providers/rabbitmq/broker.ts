@@ -1,6 +1,7 @@
 // The RabbitMQ the tests use, and a prefix per test file so parallel files and leftovers never meet.
 import { randomBytes } from "node:crypto";
 import amqp from "amqplib";
+import { afterAll } from "vitest";
 import { createClient } from "../../../src/index.js";
 import "../../../src/providers/rabbitmq/index.js";
 
@@ -19,8 +20,15 @@ export async function cleanPrefix(prefix: string, url = RABBITMQ_URL): Promise<v
     createQueues: false,
   });
   try {
-    for (const queue of await client.admin.listQueues())
-      await client.admin.deleteQueue(queue).catch(() => undefined);
+    // A dead-letter queue goes once its sources are gone: passes until nothing is left or nothing moves.
+    for (
+      let left = await client.admin.listQueues(), before = Infinity;
+      left.length > 0 && left.length < before;
+    ) {
+      for (const queue of left) await client.admin.deleteQueue(queue).catch(() => undefined);
+      before = left.length;
+      left = await client.admin.listQueues();
+    }
   } finally {
     await client.close();
   }
@@ -31,4 +39,28 @@ export async function cleanPrefix(prefix: string, url = RABBITMQ_URL): Promise<v
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * A prefix per namespace (a contract test, a model run), the earlier ones deleted as soon as the
+ * next begins (tests of a file run one after another) and the last after the file: quorum queues
+ * hold file handles on the broker, and a file's leftovers must not pile up until its end.
+ */
+export function prefixPerNamespace(file: string): (namespace: string) => string {
+  const base = uniquePrefix(file);
+  let current: string | undefined;
+  let cleaning: Promise<void> = Promise.resolve();
+  afterAll(async () => {
+    await cleaning;
+    if (current !== undefined) await cleanPrefix(current);
+  }, 60_000);
+  return (namespace) => {
+    const prefix = `${base}${namespace}.`;
+    if (current !== undefined && current !== prefix) {
+      const done = current;
+      cleaning = cleaning.then(() => cleanPrefix(done)).catch(() => undefined);
+    }
+    current = prefix;
+    return prefix;
+  };
 }

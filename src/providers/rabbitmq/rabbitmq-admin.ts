@@ -134,9 +134,11 @@ export class RabbitMqAdmin implements QueueAdmin {
       brokerQueues.reduce((total, queue) => total + (counts.get(queue) ?? 0), 0);
     let deadLettered = 0;
     const deadLetterQueue = entry.record.deadLetterQueue;
-    if (deadLetterQueue !== null && (await this.#deps.catalog.known(deadLetterQueue)) !== undefined) {
-      const dead = names.queue(deadLetterQueue);
-      deadLettered = ((await this.#counts([dead])).get(dead) ?? 0) + mine([dead]);
+    const deadEntry = deadLetterQueue === null ? undefined : await this.#deps.catalog.get(deadLetterQueue);
+    if (deadEntry !== undefined) {
+      const dead = brokerQueuesOf(deadEntry, names).messages;
+      const deadCounts = await this.#counts(dead);
+      deadLettered = dead.reduce((total, queue) => total + (deadCounts.get(queue) ?? 0), 0) + mine(dead);
     }
     return { active: sum(messages) + mine(messages), inFlight: 0, delayed: sum(delayed), deadLettered };
   }

@@ -42,6 +42,9 @@ import { RabbitSession, SESSION_POLL_MS, type SessionDeps } from "./sessions.js"
 
 /** The longest delay: a holding queue's `x-message-ttl` is a 32-bit count of milliseconds. */
 export const RABBITMQ_MAX_DELAY_MS = 2_147_483_647;
+/** The refusals that concern one message of a batch, not the call. */
+const PER_MESSAGE: ReadonlySet<string> = new Set(["Validation", "MessageTooLarge", "Unsupported"]);
+
 /** The default basic.qos of each queue's consumer. */
 export const DEFAULT_PREFETCH = 10;
 
@@ -184,8 +187,22 @@ export class RabbitMqProvider implements QueueProvider {
   ): Promise<BatchEntryResult[]> {
     const entry = await this.#entryForSend(queue);
     const publisher = await this.#connection.publisher();
+    // New sessions are noted in the catalog in the order their first messages come, which is the
+    // order accept-next offers them in.
+    if (entry.record.fifo)
+      for (const message of messages)
+        if (message.sessionId !== undefined)
+          await this.#target(entry, message.sessionId).catch(() => undefined);
     const results = await Promise.all(messages.map((message) => this.#sendOne(entry, message, publisher)));
-    if (results.every((result) => !result.ok)) throw (results[0] as { error: QueueError }).error;
+    // A whole-call failure (no queue, no broker) rejects; refusals of single messages are results.
+    const first = results[0];
+    if (
+      first !== undefined &&
+      !first.ok &&
+      !PER_MESSAGE.has(first.error.code) &&
+      results.every((result) => !result.ok)
+    )
+      throw first.error;
     return results;
   }
 
@@ -481,6 +498,12 @@ export class RabbitMqProvider implements QueueProvider {
     if (request.op === "renew") {
       const held = this.#held.get(request.id);
       if (held === undefined) throw lockGone();
+      // A session's message is locked with its session: renewSessionLock renews it.
+      if (held.released !== undefined)
+        throw new QueueError(
+          "Unsupported",
+          "a session's message is locked with its session: renew the session's lock",
+        );
       const until = this.#clock.now() + held.record.lockDurationMs;
       if (!this.#held.extend(request.id, until)) throw lockGone();
       return until;

@@ -193,6 +193,14 @@ export class RabbitSession implements SessionProvider {
 
   async renewSessionLock(): Promise<Date> {
     this.#checkHeld();
+    try {
+      // The session's queue is gone when its queue was deleted: so is the session.
+      await this.#channel.checkQueue(this.#deps.names.session(this.#queue, this.sessionId));
+    } catch (error) {
+      await this.release();
+      if (isNotFound(error) || this.#lost) this.#checkHeld();
+      throw this.#deps.connection.failure(error, `renew session ${this.sessionId}`);
+    }
     this.#expiresAt = this.#deps.clock.now() + this.#lockDurationMs;
     this.#arm();
     // A session's messages are locked with it.

@@ -180,9 +180,25 @@ export class RabbitConnection {
     this.#closed = true;
     this.#model = undefined;
     this.#lost.clear();
-    await model?.close().catch(() => undefined);
+    if (model === undefined) return;
+    // A connection whose socket died unnoticed never answers its close: its socket is destroyed instead.
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      model.close().then(
+        () => true,
+        () => true,
+      ),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!answered) (model.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
   }
 }
+
+/** How long a close waits for the broker's answer before the socket is destroyed. */
+const CLOSE_TIMEOUT_MS = 2_000;
 
 /** Why a publish did not reach a queue. */
 export class Unroutable extends Error {}

@@ -3,14 +3,12 @@ import type { Clock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
 import { peekedMessage, validatePeek } from "../../core/peeked-message.js";
 import { validateQueueName } from "../../core/validation.js";
-import { DEAD_LETTER_ATTRIBUTES } from "../../rules/dead-letters.js";
 import { deadLetterQueueOfRecord, queueInfo } from "../../rules/queue-records.js";
 import type { NatsLink } from "./connection.js";
 import { apiCode } from "./errors.js";
 import { messageFields, readMeta } from "./message-mapping.js";
 import type { QueueCatalog } from "./queue-catalog.js";
 import type { SessionLocks } from "./session-locks.js";
-import { transfer } from "./transfer.js";
 
 /** What the admin needs from the provider. */
 export interface NatsAdminDeps {
@@ -19,6 +17,8 @@ export interface NatsAdminDeps {
   readonly catalog: QueueCatalog;
   readonly locks: SessionLocks;
   readonly clock: Clock;
+  /** Moves the messages of a dead-letter queue back to their source queue (or `target`). */
+  readonly redrive: (deadLetterQueue: string, target?: string) => Promise<number>;
 }
 
 /**
@@ -100,39 +100,9 @@ export class NatsAdmin implements QueueAdmin {
     return deadLetterQueueOfRecord(name, await this.#deps.catalog.find(name));
   }
 
-  /**
-   * Moves each message of `deadLetterQueue` to `target` or its source queue, stored there (PubAck)
-   * before it is removed here; messages whose queue no longer exists stay.
-   */
-  async redrive(deadLetterQueue: string, target?: string): Promise<number> {
-    const { catalog, link, prefix } = this.#deps;
-    const source = await catalog.require(deadLetterQueue);
-    const fixed = target === undefined ? undefined : await catalog.require(target);
-    const names = catalog.names(deadLetterQueue);
-    const records = new Map<string, Awaited<ReturnType<QueueCatalog["find"]>>>();
-    let moved = 0;
-    for (let seq = 0; ; ) {
-      const stored = await link.call(`redriving ${deadLetterQueue}`, () =>
-        link.jsm.direct.getMessage(names.stream, { seq, next_by_subj: names.all }),
-      );
-      if (stored === null) return moved;
-      seq = stored.seq + 1;
-      const meta = readMeta(stored.header, `${deadLetterQueue}:${stored.seq}`, stored.time.getTime());
-      const attributes = { ...meta.attributes };
-      const to = fixed?.name ?? attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue];
-      if (to === undefined || to === deadLetterQueue) continue;
-      if (!records.has(to)) records.set(to, await catalog.find(to));
-      const record = records.get(to);
-      if (record === undefined) continue;
-      delete attributes[DEAD_LETTER_ATTRIBUTES.reason];
-      delete attributes[DEAD_LETTER_ATTRIBUTES.description];
-      delete attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue];
-      await transfer(link, prefix, source, record, meta, stored.data, attributes);
-      await link.call(`redriving ${deadLetterQueue}`, () =>
-        link.jsm.streams.deleteMessage(names.stream, stored.seq, false),
-      );
-      moved++;
-    }
+  /** Moves dead letters back (see the provider's redrive: it receives them). */
+  redrive(deadLetterQueue: string, target?: string): Promise<number> {
+    return this.#deps.redrive(deadLetterQueue, target);
   }
 
   /**

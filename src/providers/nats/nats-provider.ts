@@ -14,6 +14,7 @@ import type {
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
+import { DEAD_LETTER_ATTRIBUTES } from "../../rules/dead-letters.js";
 import { fullCapabilities } from "../../rules/full-capabilities.js";
 import { maxMessageBytesOf } from "../../rules/limits.js";
 import { newMessageId } from "../../rules/message-ids.js";
@@ -22,15 +23,25 @@ import type { QueueRecord } from "../../rules/queue-records.js";
 import { signalDelivery } from "./acks.js";
 import type { NatsProviderConfig } from "./config.js";
 import { NatsLink } from "./connection.js";
+import { DeduplicationIds } from "./deduplication-ids.js";
 import { DelayMover } from "./delay-mover.js";
-import { outgoingMeta, readMeta } from "./message-mapping.js";
+import { DeliveryMarks } from "./delivery-marks.js";
+import { type MessageMeta, outgoingMeta, readMeta } from "./message-mapping.js";
 import { checkedPrefix } from "./names.js";
 import { NatsAdmin } from "./nats-admin.js";
 import { publish } from "./outbox.js";
 import { Pulls, parseAckSubject } from "./pulls.js";
 import { QueueCatalog } from "./queue-catalog.js";
 import { SessionLocks } from "./session-locks.js";
-import { NatsSession, type SessionDeps, sessionOwnerOf, sessionsWithMessages } from "./sessions.js";
+import {
+  type ForeignSettle,
+  NatsSession,
+  parseSessionToken,
+  type SessionDeps,
+  sessionsWithMessages,
+  settleForeign,
+} from "./sessions.js";
+import { transfer } from "./transfer.js";
 import { Wakeup } from "./wakeups.js";
 import { LOOK_AGAIN_MS, WORK_RECEIPT, WorkQueues } from "./work-queue.js";
 
@@ -101,6 +112,7 @@ export class NatsProvider implements QueueProvider {
   readonly #clock: Clock;
   readonly #createQueues: boolean;
   readonly #catalog: QueueCatalog;
+  readonly #deduplication: DeduplicationIds;
   readonly #pulls: Pulls;
   readonly #delays: DelayMover;
   readonly #work: WorkQueues;
@@ -123,7 +135,11 @@ export class NatsProvider implements QueueProvider {
     this.#clock = clock;
     this.#createQueues = options.createQueues;
     this.capabilities = natsCapabilities(maxMessageBytes);
-    this.#catalog = new QueueCatalog(link, prefix, options.defaults, clock);
+    const marks = new DeliveryMarks(link, prefix);
+    this.#deduplication = new DeduplicationIds(link, prefix);
+    this.#catalog = new QueueCatalog(link, prefix, options.defaults, clock, async (queue) => {
+      await Promise.all([marks.forget(queue), this.#deduplication.forget(queue)]);
+    });
     this.#pulls = new Pulls(link, (message) => this.#giveBack(message));
     this.#delays = new DelayMover({ link, prefix, catalog: this.#catalog, pulls: this.#pulls, clock });
     this.#work = new WorkQueues({
@@ -132,6 +148,7 @@ export class NatsProvider implements QueueProvider {
       catalog: this.#catalog,
       pulls: this.#pulls,
       delays: this.#delays,
+      marks,
       clock,
       providerType: this.providerType,
     });
@@ -147,7 +164,14 @@ export class NatsProvider implements QueueProvider {
       sessionLockMs,
       ended: (session) => this.#sessions.delete(session.owner),
     };
-    this.admin = new NatsAdmin({ link, prefix, catalog: this.#catalog, locks, clock });
+    this.admin = new NatsAdmin({
+      link,
+      prefix,
+      catalog: this.#catalog,
+      locks,
+      clock,
+      redrive: (deadLetterQueue, target) => this.#redrive(deadLetterQueue, target),
+    });
   }
 
   /** A message that arrived for a pull nobody waits for any more goes back at once (a delayed one until its delay ends). */
@@ -194,17 +218,28 @@ export class NatsProvider implements QueueProvider {
             `sending to ${queue}`,
             deduplicationId,
           );
-          return {
-            ok: true,
-            messageId: stored.duplicate ? await this.#originalId(record, stored.sequence, id) : id,
-          };
+          if (deduplicationId === undefined) return { ok: true, messageId: id };
+          if (!stored.duplicate) {
+            await this.#deduplication.remember(queue, deduplicationId, id);
+            return { ok: true, messageId: id };
+          }
+          const original =
+            (await this.#deduplication.original(queue, deduplicationId)) ??
+            (await this.#originalId(record, stored.sequence, id));
+          return { ok: true, messageId: original };
         } catch (error) {
           return { ok: false, error: this.#link.error(error, `sending to ${queue}`) };
         }
       }),
     );
-    const failed = results.filter((result) => !result.ok);
-    if (failed.length === results.length && failed[0] !== undefined && !failed[0].ok) throw failed[0].error;
+    // Nothing sent for a reason of the connection (not of the messages): the call failed as a whole.
+    const first = results[0];
+    if (
+      first !== undefined &&
+      !first.ok &&
+      results.every((result) => !result.ok && !refusedMessage(result.error))
+    )
+      throw first.error;
     return results;
   }
 
@@ -257,6 +292,7 @@ export class NatsProvider implements QueueProvider {
     return this.#settle(
       receipt,
       (session) => session.completeMessage(receipt),
+      { kind: "complete" },
       (subject) => this.#work.complete(receipt, subject),
     );
   }
@@ -265,6 +301,7 @@ export class NatsProvider implements QueueProvider {
     return this.#settle(
       receipt,
       (session) => session.abandonMessage(receipt),
+      { kind: "abandon" },
       (subject) => this.#work.abandon(receipt, subject, delayMs),
     );
   }
@@ -273,39 +310,44 @@ export class NatsProvider implements QueueProvider {
     return this.#settle(
       receipt,
       (session) => session.deadLetterMessage(receipt, reason, description),
+      { kind: "deadLetter", reason, description },
       (subject) => this.#work.deadLetter(receipt, subject, reason, description),
     );
   }
 
   async renewMessageLock(receipt: ReceiptHandle): Promise<Date> {
-    let renewed = new Date(0);
+    if (receipt.token.startsWith(WORK_RECEIPT))
+      return this.#work.renew(receipt, receipt.token.slice(WORK_RECEIPT.length));
+    // A receipt that holds no lock says so first, as any settle of it would.
     await this.#settle(
       receipt,
-      async (session) => {
-        renewed = await session.renewSessionLock();
-      },
-      async (subject) => {
-        renewed = await this.#work.renew(receipt, subject);
-      },
+      (session) => session.checkHeld(receipt),
+      { kind: "check" },
+      async () => undefined,
     );
-    return renewed;
+    throw new QueueError(
+      "Unsupported",
+      "messages of a session are locked by the session: renew the session's lock",
+    );
   }
 
-  /** Settles a receipt of a plain queue through its ack subject, or of a session message through its session. */
+  /**
+   * Settles a receipt of a plain queue through its ack subject, or of a session message through
+   * its session when this client holds it, else through the session's record.
+   */
   async #settle(
     receipt: ReceiptHandle,
     inSession: (session: NatsSession) => Promise<void>,
+    foreign: ForeignSettle,
     plain: (ackSubject: string) => Promise<void>,
   ): Promise<void> {
     const token = receipt.token;
     if (token.startsWith(WORK_RECEIPT)) return plain(token.slice(WORK_RECEIPT.length));
-    const owner = sessionOwnerOf(token);
-    const session = owner === undefined ? undefined : this.#sessions.get(owner);
-    if (session === undefined)
-      throw new QueueError(
-        "InvalidReceipt",
-        `this receipt names no message this client holds on ${receipt.queue}`,
-      );
+    const owner = parseSessionToken(token)?.owner;
+    if (owner === undefined)
+      throw new QueueError("InvalidReceipt", "this is not a receipt this provider issued");
+    const session = this.#sessions.get(owner);
+    if (session === undefined) return settleForeign(this.#sessionDeps, receipt, foreign);
     try {
       await inSession(session);
     } catch (error) {
@@ -374,6 +416,51 @@ export class NatsProvider implements QueueProvider {
     }
   }
 
+  /**
+   * Moves dead letters back by receiving them, as any receiver would: a message locked by a
+   * receiver (or in a session held) stays where it is. Each is stored on its source queue (or
+   * `target`) as a fresh message, PubAck awaited, then completed here; one whose queue no longer
+   * exists is held until the end, then given back (one delivery more).
+   */
+  async #redrive(deadLetterQueue: string, target?: string): Promise<number> {
+    const source = await this.#catalog.require(deadLetterQueue);
+    const fixed = target === undefined ? undefined : await this.#catalog.require(target);
+    const context = { signal: this.#closing.signal, timeoutMs: this.#link.timeoutMs };
+    const stuck: ReceivedMessage[] = [];
+    let moved = 0;
+    try {
+      for (;;) {
+        const batch = await this.receiveMessages(deadLetterQueue, 100, 0, context);
+        if (batch.length === 0) return moved;
+        for (const message of batch) {
+          const attributes = { ...message.attributes };
+          const to =
+            fixed ??
+            (await this.#catalog.find(attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue] ?? deadLetterQueue));
+          if (to === undefined || to.name === deadLetterQueue) {
+            stuck.push(message);
+            continue;
+          }
+          delete attributes[DEAD_LETTER_ATTRIBUTES.reason];
+          delete attributes[DEAD_LETTER_ATTRIBUTES.description];
+          delete attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue];
+          const meta: MessageMeta = {
+            id: message.messageId,
+            ...(message.sessionId === undefined ? {} : { sessionId: message.sessionId }),
+            ...(message.correlationId === undefined ? {} : { correlationId: message.correlationId }),
+            ...(message.contentType === undefined ? {} : { contentType: message.contentType }),
+            enqueuedAt: message.enqueuedAt.getTime(),
+          };
+          await transfer(this.#link, this.#prefix, source, to, meta, message.body, attributes);
+          await this.completeMessage(message.receiptHandle);
+          moved++;
+        }
+      }
+    } finally {
+      for (const message of stuck) await this.abandonMessage(message.receiptHandle, 0).catch(() => undefined);
+    }
+  }
+
   /** The record of a queue to send to: with `createQueues`, made on first use. */
   async #forSend(queue: string): Promise<QueueRecord> {
     const found = await this.#catalog.find(queue);
@@ -412,4 +499,9 @@ export class NatsProvider implements QueueProvider {
     this.#work.clear();
     await this.#link.close();
   }
+}
+
+/** Whether a send failed for a reason of the message itself, which its batch entry tells. */
+function refusedMessage(error: QueueError): boolean {
+  return error.code === "Validation" || error.code === "MessageTooLarge";
 }

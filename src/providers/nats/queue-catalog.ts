@@ -1,5 +1,4 @@
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType } from "@nats-io/jetstream";
-import { type KV, Kvm } from "@nats-io/kv";
 import { nanos } from "@nats-io/transport-node";
 import type { QueueOptions } from "../../core/admin.js";
 import type { Clock } from "../../core/clock.js";
@@ -9,6 +8,8 @@ import type { QueueDefaults } from "../../rules/queue-defaults.js";
 import { deadLetterQueueRecord, type QueueRecord, queueRecord } from "../../rules/queue-records.js";
 import type { NatsLink } from "./connection.js";
 import { apiCode } from "./errors.js";
+import { KvBucket } from "./kv-bucket.js";
+import { lostRace } from "./kv-races.js";
 import { catalogBucket, queueNames, token } from "./names.js";
 
 /** How long the delay consumer holds a message it is moving (it acks within one publish). */
@@ -25,35 +26,29 @@ export class QueueCatalog {
   readonly #prefix: string;
   readonly #defaults: QueueDefaults;
   readonly #clock: Clock;
-  #kv: Promise<KV> | undefined;
+  /** Forgets what the provider kept of a queue of the same name before (marks, deduplication ids). */
+  readonly #forget: (queue: string) => Promise<void>;
+  readonly #bucket: KvBucket;
 
-  constructor(link: NatsLink, prefix: string, defaults: QueueDefaults, clock: Clock) {
+  constructor(
+    link: NatsLink,
+    prefix: string,
+    defaults: QueueDefaults,
+    clock: Clock,
+    forget: (queue: string) => Promise<void>,
+  ) {
     this.#link = link;
+    this.#forget = forget;
+    this.#bucket = new KvBucket(link, catalogBucket(prefix), {});
     this.#prefix = prefix;
     this.#defaults = defaults;
     this.#clock = clock;
   }
 
-  /** The catalog bucket, made on first use by whichever process comes first. */
-  #bucket(): Promise<KV> {
-    this.#kv ??= this.#link
-      .call("opening the queue catalog", () =>
-        new Kvm(this.#link.nc).create(catalogBucket(this.#prefix), { history: 1 }),
-      )
-      .catch((error: unknown) => {
-        this.#kv = undefined;
-        throw error;
-      });
-    return this.#kv;
-  }
-
   /** The record of `name`, or undefined when there is no such queue. */
   async find(name: string): Promise<QueueRecord | undefined> {
     validateQueueName(name);
-    const kv = await this.#bucket();
-    const entry = await this.#link.call(`reading queue ${name}`, () => kv.get(token(name)));
-    if (entry === null || entry.operation !== "PUT" || entry.value.length === 0) return undefined;
-    return entry.json<QueueRecord>();
+    return (await this.#bucket.entry(token(name), `reading queue ${name}`))?.json<QueueRecord>();
   }
 
   /** The record of `name`; `QueueNotFound` when there is none. */
@@ -91,18 +86,16 @@ export class QueueCatalog {
   /** The stream and consumers first, then the catalog entry: a listed queue always has its stream. */
   async #insert(record: QueueRecord): Promise<void> {
     await this.#ensureStream(record);
-    const kv = await this.#bucket();
+    // A queue made again numbers its messages from 1 and deduplicates afresh: what was kept of the one before goes.
+    await this.#forget(record.name);
+    const kv = await this.#bucket.open();
     try {
       await this.#link.call(`creating queue ${record.name}`, () =>
         kv.create(token(record.name), JSON.stringify(record)),
       );
     } catch (error) {
       // Another process made it first (the key exists): its stream is the one just ensured.
-      const cause = (error as { cause?: unknown }).cause;
-      if (
-        apiCode(cause) === 10071 ||
-        /wrong last sequence|key exists/i.test(String((cause as Error)?.message))
-      )
+      if (lostRace(error))
         throw new QueueError("QueueAlreadyExists", `queue ${record.name} already exists`, { cause: error });
       throw error;
     }
@@ -153,7 +146,7 @@ export class QueueCatalog {
   /** Deletes `name`'s stream and catalog entry; `QueueNotFound` when there is none. */
   async delete(name: string): Promise<void> {
     await this.require(name);
-    const kv = await this.#bucket();
+    const kv = await this.#bucket.open();
     // The entry first: a queue half deleted is not listed, and its stream is made again with it.
     await this.#link.call(`deleting queue ${name}`, () => kv.delete(token(name)));
     await this.#link.call(`deleting the stream of queue ${name}`, async () => {
@@ -167,19 +160,14 @@ export class QueueCatalog {
 
   /** Every queue's record. */
   async all(): Promise<QueueRecord[]> {
-    const kv = await this.#bucket();
+    const kv = await this.#bucket.open();
     const keys = await this.#link.call("listing queues", async () => {
       const found: string[] = [];
       for await (const key of await kv.keys()) found.push(key);
       return found;
     });
     const records = await Promise.all(
-      keys.map(async (key) => {
-        const entry = await this.#link.call("listing queues", () => kv.get(key));
-        return entry === null || entry.operation !== "PUT" || entry.value.length === 0
-          ? undefined
-          : entry.json<QueueRecord>();
-      }),
+      keys.map(async (key) => (await this.#bucket.entry(key, "listing queues"))?.json<QueueRecord>()),
     );
     return records.filter((record): record is QueueRecord => record !== undefined);
   }

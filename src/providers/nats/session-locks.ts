@@ -1,7 +1,7 @@
-import { type KV, Kvm } from "@nats-io/kv";
 import { QueueError } from "../../core/errors.js";
 import type { NatsLink } from "./connection.js";
-import { apiCode } from "./errors.js";
+import { KvBucket } from "./kv-bucket.js";
+import { lostRace } from "./kv-races.js";
 import { sessionBucket, token } from "./names.js";
 
 /** A session's record in the sessions bucket: who holds it until when, and its messages' deliveries. */
@@ -11,6 +11,10 @@ export interface SessionRecord {
   readonly expiresAt: number;
   /** Deliveries so far of the session's messages, by stream sequence (kept across holders). */
   readonly deliveries: Readonly<Record<string, number>>;
+  /** Messages the holder received that another client gave back by their receipts, for the holder to let go. */
+  readonly released?: readonly number[];
+  /** The last delivery of each message given back, by stream sequence: a receipt of it or an earlier one holds no lock. */
+  readonly spent?: Readonly<Record<string, number>>;
 }
 
 /** A session lock held: its record as last written and that write's revision. */
@@ -29,24 +33,11 @@ const utf8 = new TextEncoder();
  */
 export class SessionLocks {
   readonly #link: NatsLink;
-  readonly #prefix: string;
-  #kv: Promise<KV> | undefined;
+  readonly #bucket: KvBucket;
 
   constructor(link: NatsLink, prefix: string) {
     this.#link = link;
-    this.#prefix = prefix;
-  }
-
-  #bucket(): Promise<KV> {
-    this.#kv ??= this.#link
-      .call("opening the sessions bucket", () =>
-        new Kvm(this.#link.nc).create(sessionBucket(this.#prefix), { history: 1 }),
-      )
-      .catch((error: unknown) => {
-        this.#kv = undefined;
-        throw error;
-      });
-    return this.#kv;
+    this.#bucket = new KvBucket(link, sessionBucket(prefix), {});
   }
 
   static #key(queue: string, sessionId: string, part: "lock" | "state"): string {
@@ -64,7 +55,7 @@ export class SessionLocks {
     now: number,
     expiresAt: number,
   ): Promise<HeldLock> {
-    const kv = await this.#bucket();
+    const kv = await this.#bucket.open();
     const key = SessionLocks.#key(queue, sessionId, "lock");
     const entry = await this.#link.call(`reading session ${sessionId}`, () => kv.get(key));
     const current =
@@ -89,48 +80,61 @@ export class SessionLocks {
 
   /** The record of a session as stored now, or undefined when it has none. */
   async read(queue: string, sessionId: string): Promise<SessionRecord | undefined> {
-    const kv = await this.#bucket();
-    const entry = await this.#link.call(`reading session ${sessionId}`, () =>
-      kv.get(SessionLocks.#key(queue, sessionId, "lock")),
+    const entry = await this.#bucket.entry(
+      SessionLocks.#key(queue, sessionId, "lock"),
+      `reading session ${sessionId}`,
     );
-    return entry === null || entry.operation !== "PUT" || entry.value.length === 0
-      ? undefined
-      : entry.json<SessionRecord>();
+    return entry?.json<SessionRecord>();
   }
 
-  /** Writes a new record of a held lock, revision-checked; `SessionLockLost` when another process changed it. */
-  async write(queue: string, sessionId: string, held: HeldLock, record: SessionRecord): Promise<void> {
-    const kv = await this.#bucket();
-    try {
-      held.revision = await this.#link.call(`updating session ${sessionId}`, () =>
-        kv.update(SessionLocks.#key(queue, sessionId, "lock"), JSON.stringify(record), held.revision),
-      );
-      held.record = record;
-    } catch (error) {
-      if (lostRace(error))
-        throw new QueueError(
-          "SessionLockLost",
-          `the lock on session ${sessionId} of ${queue} was taken over`,
-          { cause: error },
+  /**
+   * Changes the record of a session `owner` holds: reads it, applies `change`, writes it back
+   * with the revision read, and on a race (another client marked a message given back) does it
+   * again. `SessionLockLost` when the session is no longer `owner`'s or its lock has ended.
+   */
+  async update(
+    queue: string,
+    sessionId: string,
+    owner: string,
+    now: number,
+    change: (record: SessionRecord) => SessionRecord,
+  ): Promise<HeldLock> {
+    const kv = await this.#bucket.open();
+    const key = SessionLocks.#key(queue, sessionId, "lock");
+    for (;;) {
+      const entry = await this.#link.call(`reading session ${sessionId}`, () => kv.get(key));
+      const current =
+        entry === null || entry.operation !== "PUT" || entry.value.length === 0
+          ? undefined
+          : entry.json<SessionRecord>();
+      if (entry === null || current === undefined || current.owner !== owner || current.expiresAt <= now)
+        throw new QueueError("SessionLockLost", `the lock on session ${sessionId} of ${queue} has ended`);
+      const record = change(current);
+      try {
+        const revision = await this.#link.call(`updating session ${sessionId}`, () =>
+          kv.update(key, JSON.stringify(record), entry.revision),
         );
-      throw error;
+        return { record, revision };
+      } catch (error) {
+        if (!lostRace(error)) throw error;
+      }
     }
   }
 
   /** The state stored with a session, or null. */
   async state(queue: string, sessionId: string): Promise<Uint8Array | null> {
-    const kv = await this.#bucket();
-    const entry = await this.#link.call(`reading the state of session ${sessionId}`, () =>
-      kv.get(SessionLocks.#key(queue, sessionId, "state")),
+    const entry = await this.#bucket.entry(
+      SessionLocks.#key(queue, sessionId, "state"),
+      `reading the state of session ${sessionId}`,
     );
-    if (entry === null || entry.operation !== "PUT" || entry.value.length === 0) return null;
+    if (entry === undefined) return null;
     // The first byte marks a stored state, so an empty state is told apart from none.
     return entry.value.slice(1);
   }
 
   /** Stores (or with null clears) a session's state. */
   async setState(queue: string, sessionId: string, state: Uint8Array | null): Promise<void> {
-    const kv = await this.#bucket();
+    const kv = await this.#bucket.open();
     const key = SessionLocks.#key(queue, sessionId, "state");
     await this.#link.call(`storing the state of session ${sessionId}`, async () => {
       if (state === null) await kv.delete(key);
@@ -143,23 +147,10 @@ export class SessionLocks {
     });
   }
 
-  /** Forgets every session of `queue` (it was deleted or purged). */
-  async forgetQueue(queue: string): Promise<void> {
-    const kv = await this.#bucket();
-    await this.#link.call(`forgetting the sessions of ${queue}`, async () => {
-      const keys: string[] = [];
-      for await (const key of await kv.keys(`${token(queue)}.>`)) keys.push(key);
-      await Promise.all(keys.map((key) => kv.purge(key)));
-    });
+  /** Forgets every session of `queue` (it was deleted). */
+  forgetQueue(queue: string): Promise<void> {
+    return this.#bucket.forgetQueue(queue);
   }
-}
-
-/** True when a KV write lost to another (its expected revision was no longer the last). */
-function lostRace(error: unknown): boolean {
-  const cause = (error as { cause?: unknown }).cause ?? error;
-  return (
-    apiCode(cause) === 10071 || /wrong last sequence|key exists/i.test(String((cause as Error)?.message))
-  );
 }
 
 function locked(queue: string, sessionId: string): QueueError {

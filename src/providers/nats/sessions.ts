@@ -11,7 +11,7 @@ import type { DelayMover } from "./delay-mover.js";
 import { type MessageMeta, messageFields, readMeta } from "./message-mapping.js";
 import { untoken } from "./names.js";
 import type { QueueCatalog } from "./queue-catalog.js";
-import type { HeldLock, SessionLocks } from "./session-locks.js";
+import type { SessionLocks, SessionRecord } from "./session-locks.js";
 import { transfer } from "./transfer.js";
 import { Wakeup } from "./wakeups.js";
 import { LOOK_AGAIN_MS } from "./work-queue.js";
@@ -44,10 +44,11 @@ interface HeldMessage {
  * One held session of a FIFO queue. Its messages live on the session's own subject of the
  * queue's stream, in the order they were sent; the holder reads them in stream order by direct
  * get (`next_by_subj`), passing over the ones it holds, so a message given back is the first
- * read again. The lock is the session's record in the sessions bucket: every receive writes the
- * deliveries it made there with the revision it holds, so a holder whose lock was taken over
- * learns it at once, and delivery counts survive a change of holder. Completing deletes the
- * message from the stream; dead-lettering publishes the dead letter (PubAck awaited) first.
+ * read again. The lock is the session's record in the sessions bucket, read and written back
+ * with its revision by every operation: a holder whose lock was taken over learns it at once,
+ * delivery counts survive a change of holder, and a message another client gave back by its
+ * receipt is let go. Completing deletes the message from the stream; dead-lettering publishes the
+ * dead letter (PubAck awaited) first.
  */
 export class NatsSession implements SessionProvider {
   readonly sessionId: string;
@@ -57,9 +58,9 @@ export class NatsSession implements SessionProvider {
   readonly #subject: string;
   readonly #stream: string;
   readonly #held = new Map<number, HeldMessage>();
-  /** Sequences completed since the record was last written: their delivery counts are dropped then. */
+  /** Sequences settled since the record was last written: their delivery counts are dropped then. */
   readonly #gone = new Set<number>();
-  #lock: HeldLock | undefined;
+  #expiresAt = 0;
   #closed = false;
   /** Told when the last held message is settled (a session borrowed by a plain receive). */
   #onIdle: (() => void) | undefined;
@@ -76,31 +77,74 @@ export class NatsSession implements SessionProvider {
   /** Takes the lock; `SessionLocked` when another holds it. */
   async lock(): Promise<void> {
     const now = this.#deps.clock.now();
-    this.#lock = await this.#deps.locks.acquire(
+    const held = await this.#deps.locks.acquire(
       this.record.name,
       this.sessionId,
       this.owner,
       now,
       now + this.#deps.sessionLockMs,
     );
+    this.#expiresAt = held.record.expiresAt;
   }
 
   get sessionExpiresAt(): Date {
-    return new Date(this.#lock?.record.expiresAt ?? 0);
+    return new Date(this.#expiresAt);
   }
 
-  /** The lock, checked: `SessionLockLost` once closed or ended. */
-  #holding(): HeldLock {
-    if (this.#closed || this.#lock === undefined)
+  /** Fails with `SessionLockLost` once closed or past the lock's known end. */
+  #checkOpen(): void {
+    if (this.#closed)
       throw new QueueError("SessionLockLost", `session ${this.sessionId} of ${this.record.name} is closed`);
-    if (this.#deps.clock.now() >= this.#lock.record.expiresAt) {
+    if (this.#deps.clock.now() >= this.#expiresAt) {
       this.#end();
       throw new QueueError(
         "SessionLockLost",
         `the lock on session ${this.sessionId} of ${this.record.name} has ended`,
       );
     }
-    return this.#lock;
+  }
+
+  /**
+   * Reads and writes back the session's record (applying `change`): lets go of messages another
+   * client gave back, drops the counts of settled ones, and fails with `SessionLockLost` when the
+   * lock is gone (the session then ends).
+   */
+  async #sync(change: (record: SessionRecord) => SessionRecord = (record) => record): Promise<SessionRecord> {
+    this.#checkOpen();
+    const gone = [...this.#gone];
+    let released: readonly number[] = [];
+    try {
+      const held = await this.#deps.locks.update(
+        this.record.name,
+        this.sessionId,
+        this.owner,
+        this.#deps.clock.now(),
+        (current) => {
+          released = current.released ?? [];
+          const deliveries = { ...current.deliveries };
+          const spent = { ...current.spent };
+          for (const seq of gone) {
+            delete deliveries[seq];
+            delete spent[seq];
+          }
+          // What another client gave back is let go here, once: the record forgets it.
+          return change({
+            owner: current.owner,
+            expiresAt: current.expiresAt,
+            deliveries,
+            released: [],
+            spent,
+          });
+        },
+      );
+      for (const seq of gone) this.#gone.delete(seq);
+      for (const seq of released) this.#held.delete(seq);
+      this.#expiresAt = held.record.expiresAt;
+      return held.record;
+    } catch (error) {
+      if (QueueError.is(error, "SessionLockLost")) this.#end();
+      throw error;
+    }
   }
 
   /** Whether the session has a message ready now (one not held). */
@@ -132,11 +176,10 @@ export class NatsSession implements SessionProvider {
     const wakeup = waitMs > 0 ? new Wakeup(this.#deps.link, this.#subject) : undefined;
     try {
       for (;;) {
-        this.#holding();
         await this.#deps.delays.moveDue(this.record);
         const found = await this.#take(maxMessages);
         if (found.length > 0 || context.signal.aborted) return found;
-        const left = Math.min(deadline, this.#holding().record.expiresAt) - clock.now();
+        const left = Math.min(deadline, this.#expiresAt) - clock.now();
         if (left <= 0 || wakeup === undefined) return [];
         await wakeup.wait(Math.min(left, LOOK_AGAIN_MS), context.signal);
       }
@@ -147,86 +190,113 @@ export class NatsSession implements SessionProvider {
 
   /** Takes up to `max` ready messages, counting their deliveries in the session's record. */
   async #take(max: number): Promise<Delivery[]> {
-    const lock = this.#holding();
     const { clock, providerType } = this.#deps;
-    const deliveries = { ...lock.record.deliveries };
-    for (const seq of this.#gone) delete deliveries[seq];
-    const taken: { seq: number; meta: MessageMeta; body: Uint8Array; count: number }[] = [];
+    const before = await this.#sync();
+    const taken: { seq: number; meta: MessageMeta; body: Uint8Array }[] = [];
     let from = 0;
     while (taken.length < max) {
       const next = await this.#next(from);
       if (next === null) break;
       from = next.seq + 1;
       const now = clock.now();
-      const count = (deliveries[next.seq] ?? 0) + 1;
+      const count = (before.deliveries[next.seq] ?? 0) + 1;
       const expired = next.meta.expiresAt !== undefined && next.meta.expiresAt <= now;
-      const exhausted = this.record.maxDeliveryCount !== null && count > this.record.maxDeliveryCount;
+      // Without a dead-letter queue nothing is dropped for its deliveries: it stays until settled.
+      const exhausted =
+        this.record.deadLetterQueue !== null &&
+        this.record.maxDeliveryCount !== null &&
+        count > this.record.maxDeliveryCount;
       if (expired || exhausted) {
         const keep = this.record.deadLetterQueue !== null && (!expired || this.record.deadLetterOnExpiration);
+        const reason = expired ? DEAD_LETTER_REASONS.expired : DEAD_LETTER_REASONS.maxDeliveryCount;
         if (keep)
-          await this.#moveToDeadLetters(
-            next.seq,
-            next.meta,
-            next.body,
-            expired ? DEAD_LETTER_REASONS.expired : DEAD_LETTER_REASONS.maxDeliveryCount,
-            undefined,
-          );
-        else await this.#remove(next.seq);
-        delete deliveries[next.seq];
+          await moveToDeadLetters(this.#deps, this.record, next.seq, next.meta, next.body, reason, undefined);
+        else await removeMessage(this.#deps, this.record, next.seq);
+        this.#gone.add(next.seq);
         continue;
       }
-      deliveries[next.seq] = count;
-      taken.push({ ...next, count });
+      taken.push(next);
     }
-    if (taken.length === 0 && this.#gone.size === 0) return [];
-    await this.#deps.locks.write(this.record.name, this.sessionId, lock, { ...lock.record, deliveries });
-    this.#gone.clear();
+    if (taken.length === 0) return [];
+    const counts = new Map<number, number>();
+    const after = await this.#sync((record) => {
+      const deliveries = { ...record.deliveries };
+      for (const { seq } of taken) {
+        deliveries[seq] = (deliveries[seq] ?? 0) + 1;
+        counts.set(seq, deliveries[seq]);
+      }
+      return { ...record, deliveries };
+    });
     const now = clock.now();
-    const lockedUntil = lock.record.expiresAt;
-    return taken.map(({ seq, meta, body, count }) => {
+    return taken.map(({ seq, meta, body }) => {
+      const count = counts.get(seq) ?? 1;
       this.#held.set(seq, { meta, body, deliveryCount: count });
       const receipt = new ReceiptHandle(
         providerType,
         this.record.name,
-        `${SESSION_RECEIPT}${this.owner}|${seq}`,
-        lockedUntil,
+        sessionToken(this.owner, seq, count, this.sessionId),
+        after.expiresAt,
       );
-      return new Delivery(messageFields(meta, body, seq, count, now), lockedUntil, receipt);
+      return new Delivery(messageFields(meta, body, seq, count, now), after.expiresAt, receipt);
     });
   }
 
-  /** The held message a receipt names; `InvalidReceipt` when this session holds no such message. */
-  #message(receipt: ReceiptHandle): [number, HeldMessage] {
-    this.#holding();
-    const seq = sequenceOf(receipt, this.owner);
+  /**
+   * The held message a receipt names, after the record was read: `InvalidReceipt` when this
+   * session holds no such message (settled, or given back by another client).
+   */
+  async #message(receipt: ReceiptHandle): Promise<[number, HeldMessage]> {
+    const token = parseSessionToken(receipt.token);
+    const seq = token?.owner === this.owner ? token.seq : undefined;
+    await this.#sync();
     const held = seq === undefined ? undefined : this.#held.get(seq);
-    if (held === undefined)
+    if (seq === undefined || held === undefined || held.deliveryCount !== token?.count) {
+      this.#idleCheck();
       throw new QueueError(
         "InvalidReceipt",
         `this receipt names no message held in session ${this.sessionId}`,
       );
-    return [seq!, held];
+    }
+    // Settled by another client (by the receipt written down), or purged: held no more.
+    if (!(await isStored(this.#deps, this.record, seq))) {
+      this.#held.delete(seq);
+      this.#idleCheck();
+      throw new QueueError("InvalidReceipt", `this message of ${this.record.name} is no longer stored`);
+    }
+    return [seq, held];
+  }
+
+  /** Fails as a settle of `receipt` would (`InvalidReceipt` when this session holds no such message). */
+  async checkHeld(receipt: ReceiptHandle): Promise<void> {
+    await this.#message(receipt);
   }
 
   async completeMessage(receipt: ReceiptHandle): Promise<void> {
-    const [seq] = this.#message(receipt);
-    await this.#remove(seq);
-    this.#settled(seq);
+    const [seq] = await this.#message(receipt);
+    await this.#settle(seq, () => removeMessage(this.#deps, this.record, seq));
   }
 
   async abandonMessage(receipt: ReceiptHandle): Promise<void> {
-    const [seq, held] = this.#message(receipt);
+    const [seq, held] = await this.#message(receipt);
     const max = this.record.maxDeliveryCount;
     if (max !== null && held.deliveryCount >= max && this.record.deadLetterQueue !== null)
-      await this.#moveToDeadLetters(
-        seq,
-        held.meta,
-        held.body,
-        DEAD_LETTER_REASONS.maxDeliveryCount,
-        undefined,
+      await this.#settle(seq, () =>
+        moveToDeadLetters(
+          this.#deps,
+          this.record,
+          seq,
+          held.meta,
+          held.body,
+          DEAD_LETTER_REASONS.maxDeliveryCount,
+          undefined,
+        ),
       );
-    this.#held.delete(seq);
-    this.#idleCheck();
+    else {
+      // Marked given back, so that the receipt (written down elsewhere) holds no lock any more.
+      await this.#sync((record) => ({ ...record, spent: { ...record.spent, [seq]: held.deliveryCount } }));
+      this.#held.delete(seq);
+      this.#idleCheck();
+    }
   }
 
   async deadLetterMessage(
@@ -234,14 +304,22 @@ export class NatsSession implements SessionProvider {
     reason: string,
     description: string | undefined,
   ): Promise<void> {
-    const [seq, held] = this.#message(receipt);
-    await this.#moveToDeadLetters(seq, held.meta, held.body, reason, description);
-    this.#settled(seq);
+    const [seq, held] = await this.#message(receipt);
+    await this.#settle(seq, () =>
+      moveToDeadLetters(this.#deps, this.record, seq, held.meta, held.body, reason, description),
+    );
   }
 
-  #settled(seq: number): void {
+  /** Runs a settle of `seq`; the message is no longer held either way (gone elsewhere: `InvalidReceipt`). */
+  async #settle(seq: number, act: () => Promise<void>): Promise<void> {
+    try {
+      await act();
+      this.#gone.add(seq);
+    } catch (error) {
+      // Gone elsewhere, it is held no more; refused (no dead-letter queue) or not reached, it still is.
+      if (!QueueError.is(error, "InvalidReceipt")) throw error;
+    }
     this.#held.delete(seq);
-    this.#gone.add(seq);
     this.#idleCheck();
   }
 
@@ -249,69 +327,33 @@ export class NatsSession implements SessionProvider {
     if (this.#held.size === 0 && this.#onIdle !== undefined) this.#onIdle();
   }
 
-  async #remove(seq: number): Promise<void> {
-    const { link } = this.#deps;
-    await link.call(`removing a message of session ${this.sessionId}`, async () => {
-      try {
-        await link.jsm.streams.deleteMessage(this.#stream, seq, false);
-      } catch (error) {
-        // Already gone (purged): the message is settled either way.
-        if (!/no message found|not found/i.test(String((error as Error).message))) throw error;
-      }
-    });
-    this.#gone.add(seq);
-  }
-
-  async #moveToDeadLetters(
-    seq: number,
-    meta: MessageMeta,
-    body: Uint8Array,
-    reason: string,
-    description: string | undefined,
-  ): Promise<void> {
-    const target = await this.#deps.catalog.ensureDeadLetterQueue(this.record);
-    if (target === undefined)
-      throw new QueueError("Unsupported", `queue ${this.record.name} has no dead-letter queue`);
-    const attributes: Record<string, string> = {
-      ...meta.attributes,
-      [DEAD_LETTER_ATTRIBUTES.reason]: reason,
-      [DEAD_LETTER_ATTRIBUTES.sourceQueue]: this.record.name,
-    };
-    if (description !== undefined) attributes[DEAD_LETTER_ATTRIBUTES.description] = description;
-    await transfer(this.#deps.link, this.#deps.prefix, this.record, target, meta, body, attributes);
-    await this.#remove(seq);
-  }
-
   async renewSessionLock(): Promise<Date> {
-    const lock = this.#holding();
     const expiresAt = this.#deps.clock.now() + this.#deps.sessionLockMs;
-    await this.#deps.locks.write(this.record.name, this.sessionId, lock, { ...lock.record, expiresAt });
+    await this.#sync((record) => ({ ...record, expiresAt }));
     return new Date(expiresAt);
   }
 
   async getSessionState(): Promise<Uint8Array | null> {
-    this.#holding();
+    await this.#sync();
     return this.#deps.locks.state(this.record.name, this.sessionId);
   }
 
   async setSessionState(state: Uint8Array | null): Promise<void> {
-    this.#holding();
+    await this.#sync();
     await this.#deps.locks.setState(this.record.name, this.sessionId, state);
   }
 
   async closeSession(): Promise<void> {
     if (this.#closed) return;
-    const lock = this.#lock;
-    this.#end();
-    if (lock === undefined || this.#deps.clock.now() >= lock.record.expiresAt) return;
-    const deliveries = { ...lock.record.deliveries };
-    for (const seq of this.#gone) delete deliveries[seq];
+    if (this.#deps.clock.now() >= this.#expiresAt) {
+      this.#end();
+      return;
+    }
     // Let go at once; lost to a takeover already, there is nothing to let go.
-    await this.#deps.locks
-      .write(this.record.name, this.sessionId, lock, { owner: null, expiresAt: 0, deliveries })
-      .catch((error: unknown) => {
-        if (!QueueError.is(error, "SessionLockLost")) throw error;
-      });
+    await this.#sync((record) => ({ ...record, owner: null, expiresAt: 0 })).catch((error: unknown) => {
+      if (!QueueError.is(error, "SessionLockLost")) throw error;
+    });
+    this.#end();
   }
 
   /** Marks the session ended (closed, or its lock gone) and tells the provider. */
@@ -329,19 +371,136 @@ export class NatsSession implements SessionProvider {
   }
 }
 
-/** The stream sequence a session receipt names, when it was issued by the session of `owner`. */
-function sequenceOf(receipt: ReceiptHandle, owner: string): number | undefined {
-  const token = receipt.token;
-  const bar = token.indexOf("|");
-  if (!token.startsWith(SESSION_RECEIPT) || bar < 0 || token.slice(1, bar) !== owner) return undefined;
-  const seq = Number(token.slice(bar + 1));
-  return Number.isSafeInteger(seq) ? seq : undefined;
+/** The receipt token of a session message: `s<owner>|<stream sequence>|<delivery count>|<session id>`. */
+function sessionToken(owner: string, seq: number, count: number, sessionId: string): string {
+  return `${SESSION_RECEIPT}${owner}|${seq}|${count}|${sessionId}`;
 }
 
-/** The owner token of a session receipt, or undefined for another kind. */
-export function sessionOwnerOf(token: string): string | undefined {
-  const bar = token.indexOf("|");
-  return token.startsWith(SESSION_RECEIPT) && bar > 0 ? token.slice(1, bar) : undefined;
+/** What a session receipt token names, or undefined for another kind. */
+export function parseSessionToken(
+  token: string,
+): { owner: string; seq: number; count: number; sessionId: string } | undefined {
+  if (!token.startsWith(SESSION_RECEIPT)) return undefined;
+  const [owner, seqText, countText, ...rest] = token.slice(SESSION_RECEIPT.length).split("|");
+  const seq = Number(seqText);
+  const count = Number(countText);
+  const sessionId = rest.join("|");
+  if (owner === undefined || !Number.isSafeInteger(seq) || !Number.isSafeInteger(count) || sessionId === "")
+    return undefined;
+  return { owner, seq, count, sessionId };
+}
+
+/** Whether message `seq` of `record` is still on its stream. */
+async function isStored(deps: SessionDeps, record: QueueRecord, seq: number): Promise<boolean> {
+  const { link, catalog } = deps;
+  const stored = await link.call(`reading a message of ${record.name}`, () =>
+    link.jsm.direct.getMessage(catalog.names(record.name).stream, { seq }).catch(() => null),
+  );
+  return stored !== null && stored.seq === seq;
+}
+
+/** Deletes a session message from its stream; `InvalidReceipt` when it is gone already (settled elsewhere, purged). */
+async function removeMessage(deps: SessionDeps, record: QueueRecord, seq: number): Promise<void> {
+  const { link, catalog } = deps;
+  const removed = await link.call(`removing a message of ${record.name}`, () =>
+    link.jsm.streams.deleteMessage(catalog.names(record.name).stream, seq, false).catch((error: unknown) => {
+      if (/no message found|not found/i.test(String((error as Error).message))) return false;
+      throw error;
+    }),
+  );
+  if (!removed) throw new QueueError("InvalidReceipt", `this message of ${record.name} was settled already`);
+}
+
+/** Publishes the dead letter of a session message (PubAck awaited), then removes the original. */
+async function moveToDeadLetters(
+  deps: SessionDeps,
+  record: QueueRecord,
+  seq: number,
+  meta: MessageMeta,
+  body: Uint8Array,
+  reason: string,
+  description: string | undefined,
+): Promise<void> {
+  const target = await deps.catalog.ensureDeadLetterQueue(record);
+  if (target === undefined)
+    throw new QueueError("Unsupported", `queue ${record.name} has no dead-letter queue`);
+  const attributes: Record<string, string> = {
+    ...meta.attributes,
+    [DEAD_LETTER_ATTRIBUTES.reason]: reason,
+    [DEAD_LETTER_ATTRIBUTES.sourceQueue]: record.name,
+  };
+  if (description !== undefined) attributes[DEAD_LETTER_ATTRIBUTES.description] = description;
+  await transfer(deps.link, deps.prefix, record, target, meta, body, attributes);
+  await removeMessage(deps, record, seq);
+}
+
+/** How a receipt of a session message is settled by a client that does not hold the session. */
+export type ForeignSettle =
+  | { readonly kind: "check" }
+  | { readonly kind: "complete" }
+  | { readonly kind: "abandon" }
+  | { readonly kind: "deadLetter"; readonly reason: string; readonly description: string | undefined };
+
+/**
+ * Settles a session message by its receipt from a client that does not hold the session (it was
+ * written down and handed over): the session's record must still name the receipt's holder with
+ * its lock unexpired. A message given back is marked in the record, for the holder to let go.
+ */
+export async function settleForeign(
+  deps: SessionDeps,
+  receipt: ReceiptHandle,
+  settle: ForeignSettle,
+): Promise<void> {
+  const token = parseSessionToken(receipt.token);
+  if (token === undefined)
+    throw new QueueError("InvalidReceipt", "this is not a receipt of a session message");
+  const { link, catalog, locks, clock } = deps;
+  const record = await catalog.find(receipt.queue);
+  if (record === undefined) throw new QueueError("InvalidReceipt", `queue ${receipt.queue} no longer exists`);
+  const stream = catalog.names(record.name).stream;
+  const stored = await link.call(`reading a message of ${record.name}`, () =>
+    link.jsm.direct.getMessage(stream, { seq: token.seq }).catch(() => null),
+  );
+  if (stored === null || stored.seq !== token.seq)
+    throw new QueueError("InvalidReceipt", `the message of this receipt is no longer on ${record.name}`);
+  const meta = readMeta(stored.header, `${record.name}:${stored.seq}`, clock.now());
+  let count = 0;
+  try {
+    await locks.update(record.name, token.sessionId, token.owner, clock.now(), (current) => {
+      count = current.deliveries[token.seq] ?? 0;
+      // A receipt of an earlier delivery, or of one given back already, holds no lock.
+      if (count !== token.count || (current.spent?.[token.seq] ?? 0) >= token.count)
+        throw new QueueError("InvalidReceipt", `the lock on this message of ${record.name} has ended`);
+      return settle.kind === "abandon"
+        ? {
+            ...current,
+            released: [...(current.released ?? []), token.seq],
+            spent: { ...current.spent, [token.seq]: token.count },
+          }
+        : current;
+    });
+  } catch (error) {
+    if (QueueError.is(error, "SessionLockLost"))
+      throw new QueueError("InvalidReceipt", `the lock on this message of ${record.name} has ended`, {
+        cause: error,
+      });
+    throw error;
+  }
+  if (settle.kind === "check") return;
+  if (settle.kind === "complete") return removeMessage(deps, record, token.seq);
+  if (settle.kind === "deadLetter")
+    return moveToDeadLetters(deps, record, token.seq, meta, stored.data, settle.reason, settle.description);
+  const max = record.maxDeliveryCount;
+  if (max !== null && count >= max && record.deadLetterQueue !== null)
+    await moveToDeadLetters(
+      deps,
+      record,
+      token.seq,
+      meta,
+      stored.data,
+      DEAD_LETTER_REASONS.maxDeliveryCount,
+      undefined,
+    );
 }
 
 /**

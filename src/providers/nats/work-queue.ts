@@ -8,6 +8,7 @@ import type { QueueRecord } from "../../rules/queue-records.js";
 import { ackConfirmed, signalDelivery } from "./acks.js";
 import type { NatsLink } from "./connection.js";
 import type { DelayMover } from "./delay-mover.js";
+import type { DeliveryMarks } from "./delivery-marks.js";
 import { type MessageMeta, messageFields, readMeta } from "./message-mapping.js";
 import { type AckInfo, type Pulls, parseAckSubject } from "./pulls.js";
 import type { QueueCatalog } from "./queue-catalog.js";
@@ -39,17 +40,19 @@ export interface WorkQueueDeps {
   readonly catalog: QueueCatalog;
   readonly pulls: Pulls;
   readonly delays: DelayMover;
+  readonly marks: DeliveryMarks;
   readonly clock: Clock;
   readonly providerType: string;
 }
 
 /**
- * The lock a client gives a delivery: JetStream's ack wait started when the server sent it, a
- * little before it arrived, so the lock ends a little before the server's, and a settle the
- * provider accepts is never one the server has already given to another receiver.
+ * The end of a lock JetStream started (its ack wait) at or after `startedAt`: a pull or a
+ * progress mark is timed from just before it is sent, so the lock the provider enforces never
+ * outlasts the server's, and a settle it accepts is never one the server has already given to
+ * another receiver.
  */
-export function lockEnd(now: number, lockMs: number): number {
-  return now + lockMs - Math.min(100, Math.floor(lockMs / 10));
+export function lockEnd(startedAt: number, lockMs: number): number {
+  return startedAt + lockMs;
 }
 
 /**
@@ -83,8 +86,9 @@ export class WorkQueues {
       for (;;) {
         link.checkUp(`receiving from ${record.name}`);
         await this.#deps.delays.moveDue(record);
+        const pulledAt = clock.now();
         const pulled = await pulls.pull(names.stream, names.workConsumer, max, 0);
-        const ready = await this.#accept(record, pulled);
+        const ready = await this.#accept(record, pulled, pulledAt);
         if (ready.length > 0 || signal.aborted) return ready;
         // All of them dead-lettered or dropped: look again before waiting.
         if (pulled.length > 0) continue;
@@ -101,7 +105,7 @@ export class WorkQueues {
    * Deliveries of the messages a pull brought: those whose time to live ended or whose deliveries
    * are used up are dead-lettered (or dropped) here, as any receive would find them.
    */
-  async #accept(record: QueueRecord, messages: Msg[]): Promise<Delivery[]> {
+  async #accept(record: QueueRecord, messages: Msg[], pulledAt: number): Promise<Delivery[]> {
     const out: Delivery[] = [];
     const now = this.#deps.clock.now();
     if (this.#held.size >= SWEEP_AT) this.#sweep(now);
@@ -110,7 +114,11 @@ export class WorkQueues {
       if (info === undefined) continue;
       const meta = readMeta(message.headers, `${record.name}:${info.streamSequence}`, now);
       const expired = meta.expiresAt !== undefined && meta.expiresAt <= now;
-      const exhausted = record.maxDeliveryCount !== null && info.deliveryCount > record.maxDeliveryCount;
+      // Without a dead-letter queue nothing is dropped for its deliveries: it stays until settled.
+      const exhausted =
+        record.deadLetterQueue !== null &&
+        record.maxDeliveryCount !== null &&
+        info.deliveryCount > record.maxDeliveryCount;
       if (expired || exhausted) {
         const held: HeldWork = {
           lockedUntil: lockEnd(now, record.lockDurationMs),
@@ -127,7 +135,7 @@ export class WorkQueues {
         );
         continue;
       }
-      const lockedUntil = lockEnd(now, record.lockDurationMs);
+      const lockedUntil = lockEnd(pulledAt, record.lockDurationMs);
       this.#held.set(message.reply!, { lockedUntil, record, meta, body: message.data, info });
       const fields = messageFields(meta, message.data, info.streamSequence, info.deliveryCount, now);
       const receipt = new ReceiptHandle(
@@ -200,6 +208,11 @@ export class WorkQueues {
     reason: string,
     description: string | undefined,
   ): Promise<void> {
+    const { record, info } = await this.#holding(receipt, ackSubject);
+    await this.#deps.marks.check(receipt.queue, info);
+    // Refused before the delivery is spent: the message stays held, to be settled otherwise.
+    if (record.deadLetterQueue === null)
+      throw new QueueError("Unsupported", `queue ${record.name} has no dead-letter queue`);
     await this.#settle(receipt, ackSubject, (held) =>
       this.#deadLetter(ackSubject, held, reason, description),
     );
@@ -208,6 +221,7 @@ export class WorkQueues {
   /** Extends the lock by the queue's lock duration from now (JetStream's ack wait starts over). */
   async renew(receipt: ReceiptHandle, ackSubject: string): Promise<Date> {
     const held = await this.#holding(receipt, ackSubject);
+    await this.#deps.marks.check(receipt.queue, held.info);
     const sentAt = this.#deps.clock.now();
     await signalDelivery(this.#deps.link, ackSubject, "working", `renewing a lock on ${receipt.queue}`);
     // JetStream ignores progress on a message settled elsewhere (another client completed it by
@@ -242,6 +256,15 @@ export class WorkQueues {
     act: (held: HeldWork) => Promise<void>,
   ): Promise<void> {
     const held = await this.#holding(receipt, ackSubject);
+    try {
+      // Purged, or its queue deleted: JetStream would take the ack and say nothing.
+      if (!(await this.#stored(held)))
+        throw new QueueError("InvalidReceipt", `this message of ${receipt.queue} is no longer stored`);
+      await this.#deps.marks.spend(receipt.queue, held.info);
+    } catch (error) {
+      if (QueueError.is(error, "InvalidReceipt")) this.#held.delete(ackSubject);
+      throw error;
+    }
     await act(held);
     this.#held.delete(ackSubject);
     this.#settled.add(ackSubject);

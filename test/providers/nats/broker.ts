@@ -4,6 +4,7 @@ import { connect } from "@nats-io/transport-node";
 import { afterAll } from "vitest";
 import { createClient, type QueueClient } from "../../../src/index.js";
 import "../../../src/providers/nats/index.js";
+import type { NatsProviderConfig } from "../../../src/providers/nats/index.js";
 
 /** The shared NATS server of the tests (never stopped by them). */
 export const NATS_URL = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
@@ -31,16 +32,19 @@ export async function deleteStreams(prefixes: Iterable<string>, servers = NATS_U
   }
 }
 
+/** What a test client may set besides its prefix. */
+export type ClientOptions = { createQueues?: boolean } & Omit<
+  NatsProviderConfig,
+  "type" | "servers" | "streamPrefix"
+>;
+
 /**
  * Prefixes handed out by this file, whose streams are deleted after its tests: `prefix(label)`
  * makes one, `client(prefix, options)` a client on it.
  */
 export function usePrefixes(): {
   prefix: (label: string) => string;
-  client: (
-    prefix: string,
-    options?: { createQueues?: boolean; lockDurationMs?: number; sessionLockDurationMs?: number },
-  ) => Promise<QueueClient>;
+  client: (prefix: string, options?: ClientOptions) => Promise<QueueClient>;
 } {
   const used = new Set<string>();
   afterAll(() => deleteStreams(used), 60_000);

@@ -17,6 +17,8 @@ export class NatsLink {
   readonly servers: string;
   readonly timeoutMs: number;
   #up = true;
+  /** Ends the calls under way, when the connection drops. */
+  readonly #inFlight = new Set<() => void>();
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, servers: string, timeoutMs: number) {
     this.nc = nc;
@@ -71,8 +73,10 @@ export class NatsLink {
   /** Follows the connection's status: calls fail at once while it is down. */
   async #watch(): Promise<void> {
     for await (const status of this.nc.status()) {
-      if (status.type === "disconnect" || status.type === "reconnecting") this.#up = false;
-      else if (status.type === "reconnect") this.#up = true;
+      if (status.type === "disconnect" || status.type === "reconnecting") {
+        this.#up = false;
+        for (const cut of [...this.#inFlight]) cut();
+      } else if (status.type === "reconnect") this.#up = true;
     }
   }
 
@@ -95,17 +99,29 @@ export class NatsLink {
   async call<T>(what: string, run: () => Promise<T>): Promise<T> {
     this.checkUp(what);
     let timer: NodeJS.Timeout | undefined;
-    // A flush or a request the library would keep while reconnecting ends within the operation's time.
-    const late = new Promise<never>((_resolve, reject) => {
+    let cut: (() => void) | undefined;
+    // A flush or a request the library would keep while reconnecting ends within the operation's
+    // time, and one under way when the connection drops ends then: its answer is not coming.
+    const ended = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(this.#late(what)), this.timeoutMs);
+      cut = () => reject(this.#down(what));
+      this.#inFlight.add(cut);
     });
     try {
-      return await Promise.race([run(), late]);
+      return await Promise.race([run(), ended]);
     } catch (error) {
       throw this.error(error, what);
     } finally {
       clearTimeout(timer);
+      if (cut !== undefined) this.#inFlight.delete(cut);
     }
+  }
+
+  #down(what: string): QueueError {
+    return new QueueError(
+      "ConnectionFailed",
+      `${what}: the connection to NATS at ${this.servers} is down; reconnecting`,
+    );
   }
 
   #late(what: string): QueueError {

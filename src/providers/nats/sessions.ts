@@ -403,7 +403,7 @@ async function isStored(deps: SessionDeps, record: QueueRecord, seq: number): Pr
 async function removeMessage(deps: SessionDeps, record: QueueRecord, seq: number): Promise<void> {
   const { link, catalog } = deps;
   const removed = await link.call(`removing a message of ${record.name}`, () =>
-    link.jsm.streams.deleteMessage(catalog.names(record.name).stream, seq, false).catch((error: unknown) => {
+    link.jsm.streams.deleteMessage(catalog.names(record.name).stream, seq, true).catch((error: unknown) => {
       if (/no message found|not found/i.test(String((error as Error).message))) return false;
       throw error;
     }),

@@ -5,7 +5,7 @@ import { Delivery } from "../../core/message.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../rules/dead-letters.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
-import { ackConfirmed, signalDelivery } from "./acks.js";
+import { removeDelivered, signalDelivery } from "./acks.js";
 import type { NatsLink } from "./connection.js";
 import type { DelayMover } from "./delay-mover.js";
 import type { DeliveryMarks } from "./delivery-marks.js";
@@ -154,7 +154,13 @@ export class WorkQueues {
     const keep = held.record.deadLetterQueue !== null && (!expired || held.record.deadLetterOnExpiration);
     if (keep) await this.#deadLetter(ackSubject, held, reason, undefined);
     else
-      await signalDelivery(this.#deps.link, ackSubject, "term", `dropping a message of ${held.record.name}`);
+      await removeDelivered(
+        this.#deps.link,
+        ackSubject,
+        held.info,
+        "term",
+        `dropping a message of ${held.record.name}`,
+      );
   }
 
   /** The dead letter stored first (its PubAck awaited), then the original terminated. */
@@ -175,13 +181,25 @@ export class WorkQueues {
     };
     if (description !== undefined) attributes[DEAD_LETTER_ATTRIBUTES.description] = description;
     await transfer(link, prefix, held.record, target, held.meta, held.body, attributes);
-    await signalDelivery(link, ackSubject, "term", `removing a dead-lettered message of ${held.record.name}`);
+    await removeDelivered(
+      link,
+      ackSubject,
+      held.info,
+      "term",
+      `removing a dead-lettered message of ${held.record.name}`,
+    );
   }
 
   /** Completes the message of `receipt` (token without its kind mark); `InvalidReceipt` when its lock is gone. */
   async complete(receipt: ReceiptHandle, ackSubject: string): Promise<void> {
-    await this.#settle(receipt, ackSubject, async () => {
-      await ackConfirmed(this.#deps.link, ackSubject, `completing a message of ${receipt.queue}`);
+    await this.#settle(receipt, ackSubject, async (held) => {
+      await removeDelivered(
+        this.#deps.link,
+        ackSubject,
+        held.info,
+        "ack",
+        `completing a message of ${receipt.queue}`,
+      );
     });
   }
 

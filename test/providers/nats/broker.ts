@@ -33,7 +33,7 @@ export async function deleteStreams(prefixes: Iterable<string>, servers = NATS_U
 }
 
 /** What a test client may set besides its prefix. */
-export type ClientOptions = { createQueues?: boolean } & Omit<
+export type ClientOptions = { createQueues?: boolean; servers?: NatsProviderConfig["servers"] } & Omit<
   NatsProviderConfig,
   "type" | "servers" | "streamPrefix"
 >;

@@ -5,29 +5,42 @@ import type { BrokerNames } from "./names.js";
 /**
  * The arguments of a queue's broker queue (and of each of its sessions' queues): a quorum queue
  * counts deliveries (`x-delivery-count`) and dead-letters after `x-delivery-limit` returns, so the
- * limit is one less than queue-runtime's count of deliveries; dead letters go at least once
+ * limit is one less than queue-runtime's count of deliveries (none without a dead-letter queue,
+ * where nothing is dropped); dead letters go at least once
  * (`at-least-once` needs `reject-publish`) through the default exchange to the dead-letter queue.
  */
-export function queueArguments(record: QueueRecord, names: BrokerNames): Record<string, unknown> {
+export function queueArguments(
+  record: QueueRecord,
+  names: BrokerNames,
+  deadLetterTarget?: string,
+): Record<string, unknown> {
   const args: Record<string, unknown> = { "x-queue-type": "quorum" };
-  if (record.maxDeliveryCount !== null) args["x-delivery-limit"] = record.maxDeliveryCount - 1;
+  // A queue with nowhere to dead-letter drops nothing: the limit would drop.
   if (record.deadLetterQueue !== null) {
+    if (record.maxDeliveryCount !== null) args["x-delivery-limit"] = record.maxDeliveryCount - 1;
     args["x-dead-letter-exchange"] = "";
-    args["x-dead-letter-routing-key"] = names.queue(record.deadLetterQueue);
+    args["x-dead-letter-routing-key"] = deadLetterTarget ?? names.queue(record.deadLetterQueue);
     args["x-dead-letter-strategy"] = "at-least-once";
     args["x-overflow"] = "reject-publish";
   }
   return args;
 }
 
-/** Declares the broker queue of `record` (idempotent). */
+/**
+ * Declares the broker queue of `record` (idempotent); a session's queue dead-letters into
+ * `deadLetterTarget`, the same session of a FIFO dead-letter queue.
+ */
 export async function declareQueue(
   channel: Channel,
   name: string,
   record: QueueRecord,
   names: BrokerNames,
+  deadLetterTarget?: string,
 ): Promise<void> {
-  await channel.assertQueue(name, { durable: true, arguments: queueArguments(record, names) });
+  await channel.assertQueue(name, {
+    durable: true,
+    arguments: queueArguments(record, names, deadLetterTarget),
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Channel } from "amqplib";
+import type { Channel, Message } from "amqplib";
 import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
 import type { Clock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
@@ -14,7 +14,7 @@ import type { Catalog, CatalogEntry } from "./catalog.js";
 import { isNotFound, type RabbitConnection } from "./connection.js";
 import { declareQueue } from "./declarations.js";
 import type { HeldMessages } from "./held-messages.js";
-import { copyParts, HEADERS, receivedAttributes } from "./message-mapping.js";
+import { copyParts, deliveriesBefore, HEADERS, receivedAttributes } from "./message-mapping.js";
 import type { BrokerNames } from "./names.js";
 
 /** What the admin needs of its provider. */
@@ -28,7 +28,7 @@ export interface AdminDeps {
   /** Deliveries this client's consumers hold unhanded, by broker queue. */
   buffered(brokerQueue: string): number;
   /** Stops this client's consumers of the broker queues of a deleted queue. */
-  forget(brokerQueues: readonly string[]): Promise<void>;
+  forget(queue: string, brokerQueues: readonly string[]): Promise<void>;
   /** The broker queue a message of `queue` with `sessionId` goes to (declaring a session's queues). */
   target(entry: CatalogEntry, sessionId: string | undefined): Promise<string>;
 }
@@ -106,7 +106,7 @@ export class RabbitMqAdmin implements QueueAdmin {
     await this.#deps.catalog.delete(name);
     const { messages, delayed, sessionObjects } = brokerQueuesOf(entry, this.#deps.names);
     const all = [...messages, ...delayed, ...sessionObjects];
-    await this.#deps.forget(all);
+    await this.#deps.forget(name, all);
     await this.#channel(async (channel) => {
       for (const brokerQueue of all) await channel.deleteQueue(brokerQueue);
     }, `delete ${name}`);
@@ -175,37 +175,60 @@ export class RabbitMqAdmin implements QueueAdmin {
   async redrive(deadLetterQueue: string, target?: string): Promise<number> {
     const source = await this.#entry(deadLetterQueue);
     if (target !== undefined) await this.#entry(target);
+    let moved = 0;
+    for (const brokerQueue of brokerQueuesOf(source, this.#deps.names).messages)
+      moved += await this.#redriveFrom(deadLetterQueue, brokerQueue, target);
+    return moved;
+  }
+
+  /**
+   * Moves what `brokerQueue` holds to where each message came from (or `target`), confirmed before
+   * it is acknowledged. A message with nowhere to go goes back as a copy carrying its deliveries, as
+   * a nack would count one more.
+   */
+  async #redriveFrom(
+    deadLetterQueue: string,
+    brokerQueue: string,
+    target: string | undefined,
+  ): Promise<number> {
     const { catalog, names, connection } = this.#deps;
     const publisher = await connection.publisher();
     const channel = await connection.channel();
-    const kept: Parameters<Channel["nack"]>[0][] = [];
+    const kept: Message[] = [];
     let moved = 0;
     try {
       for (;;) {
-        const message = await channel.get(names.queue(source.record.name), { noAck: false });
+        const message = await channel.get(brokerQueue, { noAck: false });
         if (message === false) break;
         const attributes = receivedAttributes(message, names);
         const destination = target ?? attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue];
         const entry = destination === undefined ? undefined : await catalog.known(destination);
-        if (entry === undefined) {
+        if (entry === undefined || entry.record.name === deadLetterQueue) {
           kept.push(message);
           continue;
         }
         const session = message.properties.headers?.[HEADERS.session];
-        const brokerQueue = await this.#deps.target(entry, typeof session === "string" ? session : undefined);
+        const to = await this.#deps.target(entry, typeof session === "string" ? session : undefined);
         // The message starts over: no dead-letter attributes, no deliveries counted.
         const parts = copyParts(message, (headers, carried) => {
           delete headers[HEADERS.deliveries];
           delete headers[HEADERS.expires];
           for (const key of Object.values(DEAD_LETTER_ATTRIBUTES)) delete carried[key];
         });
-        await publisher.publish(brokerQueue, parts.content, parts.options);
+        await publisher.publish(to, parts.content, parts.options);
         channel.ack(message);
         moved++;
       }
-      for (const message of kept) channel.nack(message, false, true);
-      await channel.checkQueue(names.queue(source.record.name));
+      for (const message of kept) {
+        const parts = copyParts(message, (headers) => {
+          headers[HEADERS.deliveries] = `${deliveriesBefore(message, brokerQueue)}@${brokerQueue}`;
+        });
+        await publisher.publish(brokerQueue, parts.content, parts.options);
+        channel.ack(message);
+      }
+      await channel.checkQueue(brokerQueue);
     } catch (error) {
+      if (isNotFound(error)) return moved;
       throw connection.failure(error, `redrive ${deadLetterQueue}`);
     } finally {
       await channel.close().catch(() => undefined);

@@ -174,7 +174,7 @@ export class RabbitMqProvider implements QueueProvider {
       clock: this.#clock,
       held: this.#held,
       buffered: (brokerQueue) => this.#receivers.get(brokerQueue)?.buffered ?? 0,
-      forget: (brokerQueues) => this.#forget(brokerQueues),
+      forget: (queue, brokerQueues) => this.#forget(queue, brokerQueues),
       target: (entry, sessionId) => this.#target(entry, sessionId),
     });
     this.admin = this.#admin;
@@ -243,15 +243,29 @@ export class RabbitMqProvider implements QueueProvider {
     return this.#names.session(record.name, sessionId);
   }
 
-  /** Declares a session's queue and notes the session in the catalog, once per client. */
+  /**
+   * Declares a session's queue and notes the session in the catalog, once per client. Its dead
+   * letters go to the same session of a FIFO dead-letter queue, declared first, so that they stay
+   * in order and a receive of the dead-letter queue finds them as a session.
+   */
   #declareSession(record: QueueRecord, sessionId: string): Promise<void> {
     const brokerQueue = this.#names.session(record.name, sessionId);
     return this.#once(brokerQueue, async () => {
+      const deadLetterTarget = await this.#deadLetterTarget(record, sessionId);
       await this.#connection.withChannel((channel) =>
-        declareQueue(channel, brokerQueue, record, this.#names),
+        declareQueue(channel, brokerQueue, record, this.#names, deadLetterTarget),
       );
       await this.#catalog.addSession(record.name, sessionId);
     });
+  }
+
+  /** The broker queue a message of `record` with `sessionId` is dead-lettered into (its session's, on a FIFO dead-letter queue). */
+  async #deadLetterTarget(record: QueueRecord, sessionId: string | undefined): Promise<string | undefined> {
+    if (record.deadLetterQueue === null) return undefined;
+    const deadLetters = await this.#catalog.known(record.deadLetterQueue);
+    if (deadLetters === undefined || !deadLetters.record.fifo)
+      return this.#names.queue(record.deadLetterQueue);
+    return this.#target(deadLetters, sessionId ?? record.name);
   }
 
   /** The holding queue for `target` and `delayMs`, declared and noted in the catalog once per client. */
@@ -392,7 +406,10 @@ export class RabbitMqProvider implements QueueProvider {
     const expiresAt =
       attributes[DEAD_LETTER_ATTRIBUTES.reason] === undefined ? expiresAtOf(message) : undefined;
     const expired = expiresAt !== undefined && expiresAt <= now;
-    const overLimit = record.maxDeliveryCount !== null && deliveryCount > record.maxDeliveryCount;
+    const overLimit =
+      record.maxDeliveryCount !== null &&
+      record.deadLetterQueue !== null &&
+      deliveryCount > record.maxDeliveryCount;
     if (expired || overLimit) {
       const reason = expired ? DEAD_LETTER_REASONS.expired : DEAD_LETTER_REASONS.maxDeliveryCount;
       if (record.deadLetterQueue !== null && (!expired || record.deadLetterOnExpiration))
@@ -436,13 +453,19 @@ export class RabbitMqProvider implements QueueProvider {
       attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue] = record.name;
     });
     const publisher = await this.#connection.publisher();
-    const brokerQueue = this.#names.queue(deadLetterQueue);
+    const session = message.properties.headers?.[HEADERS.session];
+    const sessionId = typeof session === "string" ? session : undefined;
     try {
+      const brokerQueue =
+        (await this.#deadLetterTarget(record, sessionId)) ?? this.#names.queue(deadLetterQueue);
       await publisher.publish(brokerQueue, parts.content, parts.options);
     } catch (error) {
       if (!(error instanceof Unroutable)) throw error;
       // The dead-letter queue was deleted: it is made again when a message needs it.
+      this.#declared.clear();
       await this.#admin.createDeadLetterQueue(deadLetterQueue, record);
+      const brokerQueue =
+        (await this.#deadLetterTarget(record, sessionId)) ?? this.#names.queue(deadLetterQueue);
       await publisher.publish(brokerQueue, parts.content, parts.options);
     }
   }
@@ -525,6 +548,10 @@ export class RabbitMqProvider implements QueueProvider {
       await held.channel.checkQueue(held.brokerQueue);
     } catch (error) {
       if (QueueError.is(error)) throw error;
+      if (isNotFound(error))
+        throw new QueueError("InvalidReceipt", `queue ${held.queue} was deleted, and its messages with it`, {
+          cause: error,
+        });
       if (replyCode(error) === undefined && /closed/i.test(String(error)))
         throw new QueueError(
           "InvalidReceipt",
@@ -547,9 +574,12 @@ export class RabbitMqProvider implements QueueProvider {
    */
   async #abandonLater(held: Held, delayMs: number): Promise<void> {
     const { record } = held;
-    if (record.maxDeliveryCount !== null && held.deliveryCount >= record.maxDeliveryCount) {
-      if (record.deadLetterQueue !== null)
-        await this.#publishDeadLetter(record, held.message, DEAD_LETTER_REASONS.maxDeliveryCount, undefined);
+    if (
+      record.maxDeliveryCount !== null &&
+      record.deadLetterQueue !== null &&
+      held.deliveryCount >= record.maxDeliveryCount
+    ) {
+      await this.#publishDeadLetter(record, held.message, DEAD_LETTER_REASONS.maxDeliveryCount, undefined);
       held.channel.ack(held.message);
       return;
     }
@@ -723,7 +753,12 @@ export class RabbitMqProvider implements QueueProvider {
   }
 
   /** Stops this client's consumers of deleted broker queues. */
-  async #forget(brokerQueues: readonly string[]): Promise<void> {
+  async #forget(queue: string, brokerQueues: readonly string[]): Promise<void> {
+    // Its sessions and locks are gone with it: later calls on them are SessionLockLost and InvalidReceipt.
+    await Promise.allSettled(
+      [...this.#sessions].filter((session) => session.queue === queue).map((session) => session.release()),
+    );
+    for (const held of this.#held.of(new Set(brokerQueues))) this.#held.take(held.id)?.released?.();
     for (const brokerQueue of brokerQueues) {
       const receiver = this.#receivers.get(brokerQueue);
       this.#receivers.delete(brokerQueue);

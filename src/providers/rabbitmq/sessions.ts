@@ -58,6 +58,8 @@ export class RabbitSession implements SessionProvider {
   readonly sessionId: string;
   readonly #deps: SessionDeps;
   readonly #queue: string;
+  /** The queue this session is of. */
+  readonly queue: string;
   readonly #record: QueueRecord;
   readonly #channel: Channel;
   readonly #lockDurationMs: number;
@@ -80,6 +82,7 @@ export class RabbitSession implements SessionProvider {
   ) {
     this.#deps = deps;
     this.#queue = queue;
+    this.queue = queue;
     this.sessionId = sessionId;
     this.#record = record;
     this.#channel = channel;

@@ -22,9 +22,11 @@ export class KvBucket {
   /** The bucket, opened once. */
   open(): Promise<KV> {
     this.#kv ??= this.#link
-      .call(`opening the bucket ${this.#name}`, () =>
-        new Kvm(this.#link.nc).create(this.#name, this.#options),
-      )
+      .call(`opening the bucket ${this.#name}`, async () => {
+        const kvm = new Kvm(this.#link.nc);
+        // Two processes making it at once: the one that lost opens what the other made.
+        return kvm.create(this.#name, this.#options).catch(() => kvm.open(this.#name));
+      })
       .catch((error: unknown) => {
         this.#kv = undefined;
         throw error;

@@ -257,10 +257,16 @@ export class NatsProvider implements QueueProvider {
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
     const signal = AbortSignal.any([context.signal, this.#closing.signal]);
-    const record = await this.#forRead(queue, waitMs, signal);
-    if (record === undefined) return [];
-    if (record.fifo) return this.#borrow(record, maxMessages, waitMs, signal);
-    return this.#work.receive(record, maxMessages, waitMs, signal);
+    try {
+      const record = await this.#forRead(queue, waitMs, signal);
+      if (record === undefined) return [];
+      if (record.fifo) return await this.#borrow(record, maxMessages, waitMs, signal);
+      return await this.#work.receive(record, maxMessages, waitMs, signal);
+    } catch (error) {
+      // A receive the client's close cut short resolves empty, as a wait that ended does.
+      if (this.#closed) return [];
+      throw error;
+    }
   }
 
   /** A plain receive of a FIFO queue: the messages of the next free session, held until each is settled. */

@@ -11,6 +11,8 @@ export interface CatalogEntry {
   readonly record: QueueRecord;
   /** Session ids that have had a queue of their own, in the order they first came. */
   readonly sessions: Set<string>;
+  /** Session ids in the order their first messages were sent: the order accept-next offers them in. */
+  readonly sent: Set<string>;
   /** Holding queues (broker names) made for this queue's delayed messages. */
   readonly holdings: Set<string>;
 }
@@ -19,7 +21,7 @@ export interface CatalogEntry {
 type CatalogRecord =
   | { readonly kind: "create"; readonly id: string; readonly record: QueueRecord }
   | { readonly kind: "delete"; readonly name: string }
-  | { readonly kind: "session"; readonly queue: string; readonly sessionId: string }
+  | { readonly kind: "session"; readonly queue: string; readonly sessionId: string; readonly sent?: boolean }
   | { readonly kind: "holding"; readonly queue: string; readonly brokerQueue: string }
   | { readonly kind: "sync"; readonly token: string };
 
@@ -85,10 +87,11 @@ export class Catalog {
     await this.sync();
   }
 
-  /** Notes that session `sessionId` of `queue` has a queue of its own (once per client is enough). */
-  async addSession(queue: string, sessionId: string): Promise<void> {
-    if (this.#entries.get(queue)?.sessions.has(sessionId)) return;
-    await this.#append({ kind: "session", queue, sessionId });
+  /** Notes that session `sessionId` of `queue` has a queue of its own, and whether a message was sent to it (once per client is enough). */
+  async addSession(queue: string, sessionId: string, sent: boolean): Promise<void> {
+    const entry = this.#entries.get(queue);
+    if (entry?.sessions.has(sessionId) && (!sent || entry.sent.has(sessionId))) return;
+    await this.#append({ kind: "session", queue, sessionId, sent });
   }
 
   /** Notes that `brokerQueue` holds delayed messages of `queue`. */
@@ -167,6 +170,7 @@ export class Catalog {
             id: record.id,
             record: record.record,
             sessions: new Set(),
+            sent: new Set(),
             holdings: new Set(),
           });
         return;
@@ -175,6 +179,7 @@ export class Catalog {
         return;
       case "session":
         this.#entries.get(record.queue)?.sessions.add(record.sessionId);
+        if (record.sent === true) this.#entries.get(record.queue)?.sent.add(record.sessionId);
         return;
       case "holding":
         this.#entries.get(record.queue)?.holdings.add(record.brokerQueue);

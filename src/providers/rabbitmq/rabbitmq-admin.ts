@@ -31,6 +31,8 @@ export interface AdminDeps {
   forget(queue: string, brokerQueues: readonly string[]): Promise<void>;
   /** The broker queue a message of `queue` with `sessionId` goes to (declaring a session's queues). */
   target(entry: CatalogEntry, sessionId: string | undefined): Promise<string>;
+  /** Locks a session of `entry` as an accept does; undefined when another holds it. */
+  lockSession(entry: CatalogEntry, sessionId: string): Promise<{ release(): Promise<void> } | undefined>;
 }
 
 /** The broker queues behind a queue: its own, its sessions' (with their locks and states) and its holding queues. */
@@ -151,8 +153,8 @@ export class RabbitMqAdmin implements QueueAdmin {
     for (const held of this.#deps.held.of(new Set(messages))) {
       const taken = this.#deps.held.take(held.id);
       if (taken === undefined) continue;
+      // A borrowed session stays held: its receiver still has the receipt, spent or not.
       taken.channel.ack(taken.message);
-      taken.released?.();
       removed++;
     }
     await this.#channel(async (channel) => {
@@ -175,9 +177,18 @@ export class RabbitMqAdmin implements QueueAdmin {
   async redrive(deadLetterQueue: string, target?: string): Promise<number> {
     const source = await this.#entry(deadLetterQueue);
     if (target !== undefined) await this.#entry(target);
-    let moved = 0;
-    for (const brokerQueue of brokerQueuesOf(source, this.#deps.names).messages)
-      moved += await this.#redriveFrom(deadLetterQueue, brokerQueue, target);
+    const { names } = this.#deps;
+    let moved = await this.#redriveFrom(deadLetterQueue, names.queue(deadLetterQueue), target);
+    // A session's messages move only while no one holds it: they are locked with it.
+    for (const sessionId of source.sessions) {
+      const lock = await this.#deps.lockSession(source, sessionId);
+      if (lock === undefined) continue;
+      try {
+        moved += await this.#redriveFrom(deadLetterQueue, names.session(deadLetterQueue, sessionId), target);
+      } finally {
+        await lock.release();
+      }
+    }
     return moved;
   }
 

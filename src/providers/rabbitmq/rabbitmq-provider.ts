@@ -42,6 +42,9 @@ import { RabbitSession, SESSION_POLL_MS, type SessionDeps } from "./sessions.js"
 
 /** The longest delay: a holding queue's `x-message-ttl` is a 32-bit count of milliseconds. */
 export const RABBITMQ_MAX_DELAY_MS = 2_147_483_647;
+/** How long an abandon waits for the queue's count to show the message back (real time: the broker's own lag). */
+const RETURN_WAIT_MS = 250;
+
 /** The refusals that concern one message of a batch, not the call. */
 const PER_MESSAGE: ReadonlySet<string> = new Set(["Validation", "MessageTooLarge", "Unsupported"]);
 
@@ -147,7 +150,7 @@ export class RabbitMqProvider implements QueueProvider {
     this.#connection = new RabbitConnection(config.url, DEFAULT_OPERATION_TIMEOUT_MS);
     this.#catalog = new Catalog(this.#connection, this.#names.catalog);
     this.#held = new HeldMessages(this.#clock);
-    this.#remote = new RemoteSettle(this.#connection, (request) => this.#settleHere(request));
+    this.#remote = new RemoteSettle(this.#connection, (request) => this.#settleHere(request, true));
     this.#connection.onLost(() => {
       // The broker gave back every delivery of the lost connection, and the declarations may be gone.
       this.#held.clear();
@@ -176,6 +179,7 @@ export class RabbitMqProvider implements QueueProvider {
       buffered: (brokerQueue) => this.#receivers.get(brokerQueue)?.buffered ?? 0,
       forget: (queue, brokerQueues) => this.#forget(queue, brokerQueues),
       target: (entry, sessionId) => this.#target(entry, sessionId),
+      lockSession: (entry, sessionId) => this.#lock(entry, sessionId, false),
     });
     this.admin = this.#admin;
   }
@@ -240,6 +244,7 @@ export class RabbitMqProvider implements QueueProvider {
     const { record } = entry;
     if (!record.fifo || sessionId === undefined) return this.#names.queue(record.name);
     await this.#declareSession(entry.record, sessionId);
+    await this.#catalog.addSession(record.name, sessionId, true);
     return this.#names.session(record.name, sessionId);
   }
 
@@ -255,7 +260,7 @@ export class RabbitMqProvider implements QueueProvider {
       await this.#connection.withChannel((channel) =>
         declareQueue(channel, brokerQueue, record, this.#names, deadLetterTarget),
       );
-      await this.#catalog.addSession(record.name, sessionId);
+      await this.#catalog.addSession(record.name, sessionId, false);
     });
   }
 
@@ -507,12 +512,12 @@ export class RabbitMqProvider implements QueueProvider {
     const id = receipt.token.slice(0, at);
     const address = receipt.token.slice(at + 1);
     const own = await this.#remote.address();
-    if (address === own) return this.#settleHere({ ...request, id });
+    if (address === own) return this.#settleHere({ ...request, id }, false);
     return this.#remote.ask(address, { ...request, id }, context.timeoutMs);
   }
 
   /** Settles a delivery this client holds; resolves the new expiry of a renewal. */
-  async #settleHere(request: SettleRequest): Promise<number | undefined> {
+  async #settleHere(request: SettleRequest, forAnother: boolean): Promise<number | undefined> {
     const lockGone = () =>
       new QueueError(
         "InvalidReceipt",
@@ -543,7 +548,7 @@ export class RabbitMqProvider implements QueueProvider {
         await this.#publishDeadLetter(held.record, held.message, request.reason, request.description);
         held.channel.ack(held.message);
       } else if (request.delayMs > 0) await this.#abandonLater(held, request.delayMs);
-      else held.channel.nack(held.message, false, true);
+      else return await this.#abandonNow(held);
       // A round trip on the same channel after the ack: the broker has it when this answers.
       await held.channel.checkQueue(held.brokerQueue);
     } catch (error) {
@@ -562,9 +567,40 @@ export class RabbitMqProvider implements QueueProvider {
         );
       throw this.#connection.failure(error, `settle a message of ${held.queue}`);
     } finally {
-      held.released?.();
+      // A borrowed session ends with the last settle of its receiver's own receipts; one settled by
+      // another client's receipt text leaves it held until its lock ends, as the receiver would not know.
+      if (!forAnother) held.released?.();
     }
     return undefined;
+  }
+
+  /**
+   * An abandon: nack with requeue. A quorum queue applies the return after its log is written, and
+   * its counts (a passive declare) read what is applied, so the abandon resolves once the count
+   * shows the message back, unless a consumer may have taken it already or the return dead-letters
+   * it, or {@link RETURN_WAIT_MS} passed.
+   */
+  async #abandonNow(held: Held): Promise<undefined> {
+    const { channel, record } = held;
+    // The return that uses the last delivery makes the broker dead-letter it: its count is watched there.
+    const deadLetters =
+      record.deadLetterQueue !== null &&
+      record.maxDeliveryCount !== null &&
+      held.deliveryCount >= record.maxDeliveryCount;
+    const session = held.message.properties.headers?.[HEADERS.session];
+    const watched = deadLetters
+      ? ((await this.#deadLetterTarget(record, typeof session === "string" ? session : undefined)) ??
+        held.brokerQueue)
+      : held.brokerQueue;
+    const before = await channel.checkQueue(watched);
+    channel.nack(held.message, false, true);
+    const deadline = Date.now() + RETURN_WAIT_MS;
+    for (;;) {
+      const after = await channel.checkQueue(watched);
+      if (after.messageCount > before.messageCount || before.consumerCount > 0) return undefined;
+      if (Date.now() > deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
   }
 
   /**
@@ -654,7 +690,8 @@ export class RabbitMqProvider implements QueueProvider {
     const ready: string[] = [];
     let channel: Channel | undefined;
     try {
-      for (const sessionId of entry.sessions) {
+      // By their first messages' order, then the rest (made by an accept, or by another process's send not yet noted).
+      for (const sessionId of new Set([...entry.sent, ...entry.sessions])) {
         channel ??= await this.#connection.channel();
         try {
           const { messageCount } = await channel.checkQueue(

@@ -11,8 +11,9 @@ export async function ackConfirmed(link: NatsLink, ackSubject: string, what: str
 }
 
 /**
- * Sends a nak (with a delay), a term or a progress mark and resolves once the server has it:
- * these get no reply, so a flush (a ping answered after everything sent before) confirms them.
+ * Sends a nak (with a delay), a term or a progress mark as a request and resolves once JetStream
+ * answered, which it does after processing it (a flush would only say the server read it: the
+ * consumer applies acks in its own time, and two abandons could otherwise take effect out of order).
  */
 export async function signalDelivery(
   link: NatsLink,
@@ -29,10 +30,7 @@ export async function signalDelivery(
         : delayMs > 0
           ? `-NAK ${JSON.stringify({ delay: nanos(delayMs) })}`
           : "-NAK";
-  await link.call(what, async () => {
-    link.nc.publish(ackSubject, payload);
-    await link.nc.flush();
-  });
+  await link.call(what, () => link.nc.request(ackSubject, payload, { timeout: link.timeoutMs }));
 }
 
 /**

@@ -39,7 +39,7 @@ export class DelayMover {
   /** Moves the delayed messages of `record` whose delay has ended. */
   async moveDue(record: QueueRecord): Promise<void> {
     const names = this.#deps.catalog.names(record.name);
-    const found = await this.#deps.pulls.pull(names.stream, names.delayConsumer, MOVE_BATCH, 0);
+    const found = await this.#deps.pulls.pull(names.stream, names.delayConsumer, MOVE_BATCH);
     await this.#handle(record, found);
   }
 

@@ -2,7 +2,7 @@ import { QueueError } from "../../core/errors.js";
 import { MAX_LOCK_MS } from "../../rules/queue-defaults.js";
 import type { NatsLink } from "./connection.js";
 import { KvBucket } from "./kv-bucket.js";
-import { lostRace } from "./kv-races.js";
+import { lostRace, MAX_RACES } from "./kv-races.js";
 import { token } from "./names.js";
 import type { AckInfo } from "./pulls.js";
 
@@ -28,7 +28,7 @@ export class DeliveryMarks {
   async spend(queue: string, info: AckInfo): Promise<void> {
     const kv = await this.#bucket.open();
     const key = `${token(queue)}.${info.streamSequence}`;
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       const entry = await this.#link.call(`settling a message of ${queue}`, () => kv.get(key));
       const spent = entry === null || entry.operation !== "PUT" ? 0 : Number(entry.string());
       if (spent >= info.deliveryCount) throw settled(queue);
@@ -40,7 +40,8 @@ export class DeliveryMarks {
         );
         return;
       } catch (error) {
-        if (!lostRace(error)) throw error;
+        // Others keep winning: fail rather than spin (the standard client may try again).
+        if (!lostRace(error) || attempt >= MAX_RACES) throw error;
       }
     }
   }

@@ -7,3 +7,6 @@ export function lostRace(error: unknown): boolean {
     apiCode(cause) === 10071 || /wrong last sequence|key exists/i.test(String((cause as Error)?.message))
   );
 }
+
+/** How many times a read-modify-write of one key is tried against others writing it. */
+export const MAX_RACES = 20;

@@ -24,17 +24,17 @@ export function parseAckSubject(subject: string): AckInfo | undefined {
   return { stream: parts[at]!, consumer: parts[at + 1]!, deliveryCount, streamSequence };
 }
 
-/** Slack on top of a pull's expiry for the server's end-of-request status to arrive. */
-const PULL_SLACK_MS = 2_000;
+/** How long a no-wait pull may go unanswered before it is taken as empty (the server answers at once). */
+const PULL_ANSWER_MS = 2_000;
 
 /**
- * Pull requests on shared durable consumers: each is one `CONSUMER.MSG.NEXT` with a reply inbox
- * of its own (JetStream delivers a pulled message under its own subject, so only the
- * subscription tells which request it answers), ended by its batch, or by the status the server
- * sends when it has no more (404) or the request expired (408). A request the caller stops
- * waiting for is unsubscribed at once, and JetStream passes over a pull whose reply subject has
- * no interest; a message already on its way then goes to `stray`, which gives it back, so
- * nothing is left locked that nobody holds.
+ * No-wait pull requests on shared durable consumers: each is one `CONSUMER.MSG.NEXT` with a reply
+ * inbox of its own (JetStream delivers a pulled message under its own subject, so only the
+ * subscription tells which request it answers), ended by its batch or by the status the server
+ * sends when it has no more (404). Receives wait between pulls rather than in them: NATS 2.9
+ * passes over a waiting pull whose reply lost interest, but counts that as a delivery undone,
+ * and a message abandoned meanwhile then shows the delivery count it had before. A message that
+ * arrives after its request ended goes to `stray`, which gives it back.
  */
 export class Pulls {
   readonly #link: NatsLink;
@@ -48,41 +48,25 @@ export class Pulls {
     this.#stray = stray;
   }
 
-  /**
-   * Asks `consumer` of `stream` for up to `batch` messages: at once what there is (`waitMs` 0),
-   * or waiting up to `waitMs` for them; resolves what came (an abort ends it early with what came).
-   */
-  pull(
-    stream: string,
-    consumer: string,
-    batch: number,
-    waitMs: number,
-    signal?: AbortSignal,
-  ): Promise<Msg[]> {
+  /** Asks `consumer` of `stream` for up to `batch` messages there are now; resolves what came. */
+  pull(stream: string, consumer: string, batch: number): Promise<Msg[]> {
     const reply = `${this.#inbox}.${++this.#next}`;
     return new Promise<Msg[]>((resolve) => {
       const messages: Msg[] = [];
       let waiting = true;
-      const release = () => {
-        clearTimeout(expiry);
-        this.#open.delete(sub);
-        sub.unsubscribe();
-      };
       const finish = () => {
         if (!waiting) return;
         waiting = false;
-        signal?.removeEventListener("abort", finish);
+        clearTimeout(unanswered);
+        this.#open.delete(sub);
+        sub.unsubscribe();
         resolve(messages);
-        // Unsubscribed, the request gets nothing more: JetStream passes over a pull whose reply has no interest.
-        release();
       };
       const sub = this.#link.nc.subscribe(reply, {
         callback: (_error, message) => {
-          const isMessage = message.reply?.startsWith("$JS.ACK.") === true;
-          if (!isMessage) {
-            // 100 is a heartbeat; anything else (404 no messages, 408 expired, 409 gone) ends the request.
-            if ((message.headers?.code ?? 0) === 100) return;
-            finish();
+          if (message.reply?.startsWith("$JS.ACK.") !== true) {
+            // 100 is a heartbeat; anything else (404 no messages, 408, 409 gone) ends the request.
+            if ((message.headers?.code ?? 0) !== 100) finish();
             return;
           }
           if (!waiting) {
@@ -94,16 +78,13 @@ export class Pulls {
         },
       });
       this.#open.add(sub);
-      // The server's side ends by then at the latest: the request is forgotten.
-      const expiry = setTimeout(finish, waitMs + PULL_SLACK_MS);
-      expiry.unref();
-      signal?.addEventListener("abort", finish, { once: true });
-      const request =
-        waitMs <= 0 ? { batch, no_wait: true } : { batch, expires: Math.round(waitMs * 1_000_000) };
-      this.#link.nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`, JSON.stringify(request), {
-        reply,
-      });
-      if (signal?.aborted) finish();
+      const unanswered = setTimeout(finish, PULL_ANSWER_MS);
+      unanswered.unref();
+      this.#link.nc.publish(
+        `$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`,
+        JSON.stringify({ batch, no_wait: true }),
+        { reply },
+      );
     });
   }
 

@@ -1,7 +1,7 @@
 import { QueueError } from "../../core/errors.js";
 import type { NatsLink } from "./connection.js";
 import { KvBucket } from "./kv-bucket.js";
-import { lostRace } from "./kv-races.js";
+import { lostRace, MAX_RACES } from "./kv-races.js";
 import { sessionBucket, token } from "./names.js";
 
 /** A session's record in the sessions bucket: who holds it until when, and its messages' deliveries. */
@@ -101,7 +101,7 @@ export class SessionLocks {
   ): Promise<HeldLock> {
     const kv = await this.#bucket.open();
     const key = SessionLocks.#key(queue, sessionId, "lock");
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       const entry = await this.#link.call(`reading session ${sessionId}`, () => kv.get(key));
       const current =
         entry === null || entry.operation !== "PUT" || entry.value.length === 0
@@ -116,7 +116,8 @@ export class SessionLocks {
         );
         return { record, revision };
       } catch (error) {
-        if (!lostRace(error)) throw error;
+        // Others keep winning: fail rather than spin (the standard client may try again).
+        if (!lostRace(error) || attempt >= MAX_RACES) throw error;
       }
     }
   }

@@ -87,7 +87,7 @@ export class WorkQueues {
         link.checkUp(`receiving from ${record.name}`);
         await this.#deps.delays.moveDue(record);
         const pulledAt = clock.now();
-        const pulled = await pulls.pull(names.stream, names.workConsumer, max, 0);
+        const pulled = await pulls.pull(names.stream, names.workConsumer, max);
         const ready = await this.#accept(record, pulled, pulledAt);
         if (ready.length > 0 || signal.aborted) return ready;
         // All of them dead-lettered or dropped: look again before waiting.
@@ -226,8 +226,11 @@ export class WorkQueues {
     reason: string,
     description: string | undefined,
   ): Promise<void> {
-    const { record, info } = await this.#holding(receipt, ackSubject);
+    const held = await this.#holding(receipt, ackSubject);
+    const { record, info } = held;
     await this.#deps.marks.check(receipt.queue, info);
+    if (!(await this.#stored(held)))
+      throw new QueueError("InvalidReceipt", `this message of ${receipt.queue} is no longer stored`);
     // Refused before the delivery is spent: the message stays held, to be settled otherwise.
     if (record.deadLetterQueue === null)
       throw new QueueError("Unsupported", `queue ${record.name} has no dead-letter queue`);

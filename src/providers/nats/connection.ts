@@ -97,8 +97,6 @@ export class NatsLink {
 
   /** Runs a library call as `what`: at once `ConnectionFailed` while down, its errors as QueueErrors. */
   async call<T>(what: string, run: () => Promise<T>): Promise<T> {
-    if (process.env.NATS_TRACE)
-      (await import("node:fs")).appendFileSync(process.env.NATS_TRACE, `${Date.now()} ${what}\n`);
     this.checkUp(what);
     let timer: NodeJS.Timeout | undefined;
     let cut: (() => void) | undefined;

@@ -20,7 +20,7 @@ export const NATS_SEMANTICS: ModelOptions = {
  * clients share its queues, no other run sees them); every stream is deleted after the file.
  */
 export function natsPerRun(): MakeModelClient {
-  const prefixes = usePrefixes();
+  const prefixes = usePrefixes({ deleteOnLastClose: true });
   // The run's clock times what the provider times itself (locks it enforces); runs never move it.
   return ({ namespace, clock }) => prefixes.client(namespace, { clock });
 }

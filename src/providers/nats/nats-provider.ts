@@ -106,7 +106,6 @@ export class NatsProvider implements QueueProvider {
   readonly providerType = "nats";
   readonly capabilities: Capabilities;
   readonly admin: QueueAdmin;
-  readonly enforcesTimeouts = true;
   readonly #link: NatsLink;
   readonly #prefix: string;
   readonly #clock: Clock;

@@ -14,6 +14,9 @@ export function uniquePrefix(label: string): string {
   return `${label}${randomBytes(4).toString("hex")}`;
 }
 
+/** The KV buckets the provider makes under a prefix. */
+const BUCKETS = ["queues", "sessions", "marks", "dedup"];
+
 /** Deletes every stream (KV buckets included) made under each of `prefixes` on `servers`. */
 export async function deleteStreams(prefixes: Iterable<string>, servers = NATS_URL): Promise<void> {
   const owned = [...prefixes];
@@ -21,12 +24,12 @@ export async function deleteStreams(prefixes: Iterable<string>, servers = NATS_U
   const nc = await connect({ servers });
   try {
     const jsm = await jetstreamManager(nc);
-    const names: string[] = [];
-    for await (const name of jsm.streams.names()) names.push(name);
-    const mine = names.filter((name) =>
-      owned.some((prefix) => name.startsWith(`${prefix}_`) || name.startsWith(`KV_${prefix}_`)),
-    );
-    await Promise.all(mine.map((name) => jsm.streams.delete(name).catch(() => false)));
+    for (const prefix of owned) {
+      // Found by their subjects, so that the thousands of other streams a shared server may hold are not listed.
+      const names = BUCKETS.map((bucket) => `KV_${prefix}_${bucket}`);
+      for await (const name of jsm.streams.names(`${prefix}.>`)) names.push(name);
+      await Promise.all(names.map((name) => jsm.streams.delete(name).catch(() => false)));
+    }
   } finally {
     await nc.close();
   }
@@ -40,13 +43,15 @@ export type ClientOptions = { createQueues?: boolean; servers?: NatsProviderConf
 
 /**
  * Prefixes handed out by this file, whose streams are deleted after its tests: `prefix(label)`
- * makes one, `client(prefix, options)` a client on it.
+ * makes one, `client(prefix, options)` a client on it. With `deleteOnLastClose` (runs that make
+ * hundreds of prefixes), a prefix's streams go as soon as the last of its clients closes.
  */
-export function usePrefixes(): {
+export function usePrefixes({ deleteOnLastClose = false } = {}): {
   prefix: (label: string) => string;
   client: (prefix: string, options?: ClientOptions) => Promise<QueueClient>;
 } {
   const used = new Set<string>();
+  const open = new Map<string, number>();
   afterAll(() => deleteStreams(used), 60_000);
   return {
     prefix: (label) => {
@@ -54,13 +59,31 @@ export function usePrefixes(): {
       used.add(prefix);
       return prefix;
     },
-    client: (prefix, options = {}) => {
+    client: async (prefix, options = {}) => {
       used.add(prefix);
       const { createQueues = false, ...rest } = options;
-      return createClient({
+      const client = await createClient({
         provider: { type: "nats", servers: NATS_URL, streamPrefix: prefix, ...rest },
         createQueues,
       });
+      if (!deleteOnLastClose) return client;
+      // The last client of a prefix to close deletes its streams: a file's runs do not pile up on the server.
+      open.set(prefix, (open.get(prefix) ?? 0) + 1);
+      const close = client.close.bind(client);
+      let closed = false;
+      client.close = async () => {
+        await close();
+        if (closed) return;
+        closed = true;
+        const left = (open.get(prefix) ?? 1) - 1;
+        open.set(prefix, left);
+        if (left > 0) return;
+        used.delete(prefix);
+        await deleteStreams([prefix], typeof rest.servers === "string" ? rest.servers : NATS_URL).catch(
+          () => undefined,
+        );
+      };
+      return client;
     },
   };
 }

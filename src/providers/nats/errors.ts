@@ -28,7 +28,7 @@ export function apiCode(error: unknown): number | undefined {
 }
 
 /** True when the library reported a request that got no answer in time. */
-export function isTimeout(error: unknown): boolean {
+function isTimeout(error: unknown): boolean {
   const name = (error as NatsErrorShape | null)?.name;
   return name === "TimeoutError" || (error as NatsErrorShape | null)?.code === "TIMEOUT";
 }

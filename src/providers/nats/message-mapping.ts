@@ -3,9 +3,9 @@ import type { MessageFields } from "../../core/message.js";
 import type { OutgoingMessage } from "../../core/provider.js";
 
 /** The header holding what queue-runtime keeps with a message, as one line of JSON. */
-export const META_HEADER = "QR-Meta";
+const META_HEADER = "QR-Meta";
 /** JetStream's deduplication header: repeats within the stream's duplicate window are dropped. */
-export const MSG_ID_HEADER = "Nats-Msg-Id";
+const MSG_ID_HEADER = "Nats-Msg-Id";
 
 /** What queue-runtime keeps with a message besides its body. */
 export interface MessageMeta {

@@ -35,12 +35,11 @@ import { QueueCatalog } from "./queue-catalog.js";
 import { SessionLocks } from "./session-locks.js";
 import {
   type ForeignSettle,
-  NatsSession,
   parseSessionToken,
-  type SessionDeps,
   sessionsWithMessages,
   settleForeign,
-} from "./sessions.js";
+} from "./session-messages.js";
+import { NatsSession, type SessionDeps } from "./sessions.js";
 import { transfer } from "./transfer.js";
 import { Wakeup } from "./wakeups.js";
 import { LOOK_AGAIN_MS, WORK_RECEIPT, WorkQueues } from "./work-queue.js";

@@ -6,7 +6,7 @@ import { type MessageMeta, metaHeaders } from "./message-mapping.js";
 import { queueNames } from "./names.js";
 
 /** The subject a message of `record` goes to: its session's on a FIFO queue, else the ready subject. */
-export function subjectFor(prefix: string, record: QueueRecord, meta: MessageMeta): string {
+function subjectFor(prefix: string, record: QueueRecord, meta: MessageMeta): string {
   const names = queueNames(prefix, record.name);
   if ((meta.visibleAt ?? 0) > 0) return names.delayed;
   if (record.fifo && meta.sessionId !== undefined) return names.session(meta.sessionId);

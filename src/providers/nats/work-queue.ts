@@ -332,7 +332,7 @@ export class WorkQueues {
 }
 
 /** The error of a settle after the lock ended. */
-export function lockEnded(queue: string): QueueError {
+function lockEnded(queue: string): QueueError {
   return new QueueError(
     "InvalidReceipt",
     `the lock on this message of ${queue} has ended; it may be delivered again`,

@@ -43,7 +43,7 @@ import { RabbitSession, SESSION_POLL_MS, type SessionDeps } from "./sessions.js"
 /** The longest delay: a holding queue's `x-message-ttl` is a 32-bit count of milliseconds. */
 export const RABBITMQ_MAX_DELAY_MS = 2_147_483_647;
 /** How long an abandon waits for the queue's count to show the message back (real time: the broker's own lag). */
-const RETURN_WAIT_MS = 250;
+const RETURN_WAIT_MS = 2_000;
 
 /** The refusals that concern one message of a batch, not the call. */
 const PER_MESSAGE: ReadonlySet<string> = new Set(["Validation", "MessageTooLarge", "Unsupported"]);

@@ -14,7 +14,6 @@ import type {
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
-import { DEAD_LETTER_ATTRIBUTES } from "../../rules/dead-letters.js";
 import { fullCapabilities } from "../../rules/full-capabilities.js";
 import { maxMessageBytesOf } from "../../rules/limits.js";
 import { newMessageId } from "../../rules/message-ids.js";
@@ -26,12 +25,13 @@ import { NatsLink } from "./connection.js";
 import { DeduplicationIds } from "./deduplication-ids.js";
 import { DelayMover } from "./delay-mover.js";
 import { DeliveryMarks } from "./delivery-marks.js";
-import { type MessageMeta, outgoingMeta, readMeta } from "./message-mapping.js";
+import { outgoingMeta, readMeta } from "./message-mapping.js";
 import { checkedPrefix } from "./names.js";
 import { NatsAdmin } from "./nats-admin.js";
 import { publish } from "./outbox.js";
 import { Pulls, parseAckSubject } from "./pulls.js";
 import { QueueCatalog } from "./queue-catalog.js";
+import { redriveByReceiving } from "./redrive.js";
 import { SessionLocks } from "./session-locks.js";
 import {
   type ForeignSettle,
@@ -40,7 +40,6 @@ import {
   settleForeign,
 } from "./session-messages.js";
 import { NatsSession, type SessionDeps } from "./sessions.js";
-import { transfer } from "./transfer.js";
 import { Wakeup } from "./wakeups.js";
 import { LOOK_AGAIN_MS, WORK_RECEIPT, WorkQueues } from "./work-queue.js";
 
@@ -168,7 +167,23 @@ export class NatsProvider implements QueueProvider {
       catalog: this.#catalog,
       locks,
       clock,
-      redrive: (deadLetterQueue, target) => this.#redrive(deadLetterQueue, target),
+      redrive: (deadLetterQueue, target) =>
+        redriveByReceiving(
+          {
+            link,
+            prefix,
+            catalog: this.#catalog,
+            receive: (queue, max) =>
+              this.receiveMessages(queue, max, 0, {
+                signal: this.#closing.signal,
+                timeoutMs: link.timeoutMs,
+              }),
+            complete: (receipt) => this.completeMessage(receipt),
+            abandon: (receipt) => this.abandonMessage(receipt, 0),
+          },
+          deadLetterQueue,
+          target,
+        ),
     });
   }
 
@@ -417,51 +432,6 @@ export class NatsProvider implements QueueProvider {
       }
     } finally {
       wakeup.close();
-    }
-  }
-
-  /**
-   * Moves dead letters back by receiving them, as any receiver would: a message locked by a
-   * receiver (or in a session held) stays where it is. Each is stored on its source queue (or
-   * `target`) as a fresh message, PubAck awaited, then completed here; one whose queue no longer
-   * exists is held until the end, then given back (one delivery more).
-   */
-  async #redrive(deadLetterQueue: string, target?: string): Promise<number> {
-    const source = await this.#catalog.require(deadLetterQueue);
-    const fixed = target === undefined ? undefined : await this.#catalog.require(target);
-    const context = { signal: this.#closing.signal, timeoutMs: this.#link.timeoutMs };
-    const stuck: ReceivedMessage[] = [];
-    let moved = 0;
-    try {
-      for (;;) {
-        const batch = await this.receiveMessages(deadLetterQueue, 100, 0, context);
-        if (batch.length === 0) return moved;
-        for (const message of batch) {
-          const attributes = { ...message.attributes };
-          const to =
-            fixed ??
-            (await this.#catalog.find(attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue] ?? deadLetterQueue));
-          if (to === undefined || to.name === deadLetterQueue) {
-            stuck.push(message);
-            continue;
-          }
-          delete attributes[DEAD_LETTER_ATTRIBUTES.reason];
-          delete attributes[DEAD_LETTER_ATTRIBUTES.description];
-          delete attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue];
-          const meta: MessageMeta = {
-            id: message.messageId,
-            ...(message.sessionId === undefined ? {} : { sessionId: message.sessionId }),
-            ...(message.correlationId === undefined ? {} : { correlationId: message.correlationId }),
-            ...(message.contentType === undefined ? {} : { contentType: message.contentType }),
-            enqueuedAt: message.enqueuedAt.getTime(),
-          };
-          await transfer(this.#link, this.#prefix, source, to, meta, message.body, attributes);
-          await this.completeMessage(message.receiptHandle);
-          moved++;
-        }
-      }
-    } finally {
-      for (const message of stuck) await this.abandonMessage(message.receiptHandle, 0).catch(() => undefined);
     }
   }
 

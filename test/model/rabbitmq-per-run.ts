@@ -15,6 +15,7 @@ export const RABBITMQ_SEMANTICS: ModelOptions = {
   deduplicationWindowMs: 0,
   fifoReceive: "session",
   deadLetterQueueDeletion: "refused",
+  standardOrder: "unspecified",
 };
 
 /** Clients of the rabbitmq provider with one queue prefix per run, shared by the run's two clients, deleted when the next run begins. */

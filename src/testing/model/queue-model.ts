@@ -156,6 +156,13 @@ export interface ModelOptions {
    * contract suite, which times them for real.
    */
   time?: "virtual" | "broker";
+  /**
+   * In what order a standard queue hands out its messages: as they arrived (`"arrival"`, the
+   * default), or in an order that is not the semantics' business (`"unspecified"`: RabbitMQ's quorum
+   * queues hand returned messages out first, in the order they came back), so receives from a
+   * standard queue take it whole and are compared as sets.
+   */
+  standardOrder?: "arrival" | "unspecified";
 }
 
 /** Queue settings whose defaults a provider may choose otherwise. */
@@ -269,10 +276,12 @@ export class QueueModel {
 
   /**
    * True when the order of `name`'s messages is not the semantics' business: a queue that takes
-   * or took dead letters (they arrive as time moves them, in no specified order), or that a
-   * redrive filled from one.
+   * or took dead letters (they arrive as time moves them, in no specified order), that a redrive
+   * filled from one, or a standard queue where `standardOrder` is `"unspecified"`.
    */
   orderUnspecified(name: string): boolean {
+    if (this.#options.standardOrder === "unspecified" && this.#queues.has(name) && !this.isFifo(name))
+      return true;
     return this.#unordered.has(name) || this.takesDeadLetters(name);
   }
 

@@ -11,13 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ClientMetrics, QueueClient } from "../../../src/index.js";
 import { queueNames } from "../../../src/providers/nats/names.js";
 import { bundledScript, JsonLinesChild } from "../../support/json-lines-child.js";
-import {
-  checkLedger,
-  drainAfterLocks,
-  killRepeatedly,
-  type LedgerTarget,
-  readLedger,
-} from "../../support/ledger.js";
+import { checkLedger, drainAfterLocks, type LedgerTarget, readLedger } from "../../support/ledger.js";
+import { ledgerAcrossKills, sessionHeldAcrossProcesses } from "../../support/process-cases.js";
 import { deleteStreams, NATS_URL, uniquePrefix, usePrefixes } from "./broker.js";
 import { OwnNatsServer } from "./fixtures/nats-server.js";
 
@@ -85,33 +80,11 @@ function ledgerOn(queue: string, lockMs: number, servers = NATS_URL, streamPrefi
 
 describe("several processes on one NATS server", () => {
   it("a session held by one process is refused to another by name, passed over by an accept of any, and free once closed", async () => {
-    await client.admin.createQueue("orders.fifo", { requiresSession: true });
-    await client.sendMessages("orders.fifo", [
-      { body: "a1", sessionId: "a" },
-      { body: "b1", sessionId: "b" },
-    ]);
-    const holder = await spawn("hold-session", ["orders.fifo", "a"]);
-    expect((await holder.event("held")).held).toBe("a");
-    const refused = await spawn("accept", ["orders.fifo", "a"]);
-    expect((await refused.event("error")).error).toBe("SessionLocked");
-    const next = await spawn("accept", ["orders.fifo", ""]);
-    expect((await next.event("accepted")).accepted).toBe("b");
-    holder.tell();
-    await holder.event("closed");
-    const after = await spawn("accept", ["orders.fifo", "a"]);
-    expect((await after.event("accepted")).accepted).toBe("a");
+    await sessionHeldAcrossProcesses(client, (_role, mode, args) => spawn(mode, args));
   }, 30_000);
 
   it("keeps every acknowledged send and complete across 20 kills at random moments", async () => {
-    const lockMs = 500;
-    await client.admin.createQueue("ledger", { lockDurationMs: lockMs, maxDeliveryCount: null });
-    const target = ledgerOn("ledger", lockMs);
-    await killRepeatedly(target, 20, 300);
-    const ledger = readLedger(target.file);
-    expect(ledger.sent.size).toBeGreaterThan(20 * 5);
-    expect(ledger.completed.size).toBeGreaterThan(0);
-    // Every message still stored, locked by a killed process or never received, is delivered once its lock expires.
-    await drainAfterLocks(target);
+    await ledgerAcrossKills(client, ledgerOn("ledger", 500));
   }, 90_000);
 });
 

@@ -9,7 +9,8 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ClientMetrics, createClient, type QueueClient } from "../../../src/index.js";
 import type { JsonLinesChild } from "../../support/json-lines-child.js";
-import { drainAfterLocks, killRepeatedly, type LedgerTarget, readLedger } from "../../support/ledger.js";
+import { drainAfterLocks, type LedgerTarget, readLedger } from "../../support/ledger.js";
+import { ledgerAcrossKills, sessionHeldAcrossProcesses } from "../../support/process-cases.js";
 import { POSTGRES_URL, useSchema } from "./database.js";
 import { backendsOf, startChild, terminateMidStatement } from "./fixtures/processes.js";
 
@@ -138,21 +139,7 @@ describe("several processes on one PostgreSQL schema", () => {
   }, 60_000);
 
   it("a session held by one process is refused to another by name, passed over by an accept of any, and free once closed", async () => {
-    await client.admin.createQueue("orders.fifo", { requiresSession: true });
-    await client.sendMessages("orders.fifo", [
-      { body: "a1", sessionId: "a" },
-      { body: "b1", sessionId: "b" },
-    ]);
-    const holder = await spawn("holder", "hold-session", ["orders.fifo", "a"]);
-    expect((await holder.event("held")).held).toBe("a");
-    const refused = await spawn("refused", "accept", ["orders.fifo", "a"]);
-    expect((await refused.event("error")).error).toBe("SessionLocked");
-    const next = await spawn("next", "accept", ["orders.fifo", ""]);
-    expect((await next.event("accepted")).accepted).toBe("b");
-    holder.tell();
-    await holder.event("closed");
-    const after = await spawn("after", "accept", ["orders.fifo", "a"]);
-    expect((await after.event("accepted")).accepted).toBe("a");
+    await sessionHeldAcrossProcesses(client, spawn);
   }, 30_000);
 
   it("two processes receiving from a FIFO queue never hold two messages of one session at once", async () => {
@@ -212,15 +199,7 @@ describe("several processes on one PostgreSQL schema", () => {
   }, 30_000);
 
   it("keeps every acknowledged send and complete across 20 kills at random moments", async () => {
-    const lockMs = 500;
-    await client.admin.createQueue("ledger", { lockDurationMs: lockMs, maxDeliveryCount: null });
-    const target = ledgerOn("ledger", lockMs);
-    await killRepeatedly(target, 20, 300);
-    const ledger = readLedger(target.file);
-    expect(ledger.sent.size).toBeGreaterThan(20 * 5);
-    expect(ledger.completed.size).toBeGreaterThan(0);
-    // Every message still stored, locked by a killed process or never received, is delivered once its lock expires.
-    await drainAfterLocks(target);
+    await ledgerAcrossKills(client, ledgerOn("ledger", 500));
   }, 60_000);
 
   it("a process whose connections the server cuts keeps going, and completes every message exactly once", async () => {

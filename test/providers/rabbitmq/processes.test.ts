@@ -10,13 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type QueueClient, QueueError } from "../../../src/index.js";
 import { rejection } from "../../../src/testing/contract/harness.js";
 import { bundledScript, JsonLinesChild } from "../../support/json-lines-child.js";
-import {
-  checkLedger,
-  drainAfterLocks,
-  killRepeatedly,
-  type LedgerTarget,
-  readLedger,
-} from "../../support/ledger.js";
+import { readLedger } from "../../support/ledger.js";
+import { ledgerAcrossKills, sessionHeldAcrossProcesses } from "../../support/process-cases.js";
 import { cleanPrefix, RABBITMQ_URL, uniquePrefix } from "./broker.js";
 import { type SecondNode, startSecondNode } from "./fixtures/second-node.js";
 
@@ -95,42 +90,20 @@ async function storedKeys(file: string, queue: string): Promise<Set<string>> {
 
 describe("several processes on one RabbitMQ", () => {
   it("keeps every acknowledged send and complete across 20 kills at random moments", async () => {
-    const lockMs = 500;
-    await client.admin.createQueue("ledger", { lockDurationMs: lockMs, maxDeliveryCount: null });
     const file = join(directory, "ledger.log");
-    const target: LedgerTarget = {
+    await ledgerAcrossKills(client, {
       file,
       queue: "ledger",
-      lockMs,
+      lockMs: 500,
       start: (_worker, mode, args) => spawn(mode, args),
       // A killed process's socket closes with it; the broker gives its deliveries back (storedKeys waits for that).
       afterKill: async () => undefined,
       storedKeys: () => storedKeys(file, "ledger"),
-    };
-    await killRepeatedly(target, 20, 300);
-    const ledger = readLedger(file);
-    expect(ledger.sent.size).toBeGreaterThan(20 * 5);
-    expect(ledger.completed.size).toBeGreaterThan(0);
-    checkLedger(ledger, await target.storedKeys());
-    await drainAfterLocks(target);
+    });
   }, 90_000);
 
   it("a session held by one process is refused to another by name, passed over by an accept of any, and free once closed", async () => {
-    await client.admin.createQueue("orders.fifo", { requiresSession: true });
-    await client.sendMessages("orders.fifo", [
-      { body: "a1", sessionId: "a" },
-      { body: "b1", sessionId: "b" },
-    ]);
-    const holder = await spawn("hold-session", ["orders.fifo", "a"]);
-    expect((await holder.event("held")).held).toBe("a");
-    const refused = await spawn("accept", ["orders.fifo", "a"]);
-    expect((await refused.event("error")).error).toBe("SessionLocked");
-    const next = await spawn("accept", ["orders.fifo", ""]);
-    expect((await next.event("accepted")).accepted).toBe("b");
-    holder.tell();
-    await holder.event("closed");
-    const after = await spawn("accept", ["orders.fifo", "a"]);
-    expect((await after.event("accepted")).accepted).toBe("a");
+    const after = await sessionHeldAcrossProcesses(client, (_role, mode, args) => spawn(mode, args));
     // A holder that dies lets go with its connection.
     after.process.kill("SIGKILL");
     const again = await spawn("accept", ["orders.fifo", "a"]);

@@ -40,6 +40,7 @@ import {
   settleForeign,
 } from "./session-messages.js";
 import { NatsSession, type SessionDeps } from "./sessions.js";
+import { storedMessage } from "./stored-message.js";
 import { Wakeup } from "./wakeups.js";
 import { LOOK_AGAIN_MS, WORK_RECEIPT, WorkQueues } from "./work-queue.js";
 
@@ -259,7 +260,7 @@ export class NatsProvider implements QueueProvider {
   /** The id of the message a duplicate repeats (JetStream tells its sequence), or `fallback` once it is gone. */
   async #originalId(record: QueueRecord, sequence: number, fallback: string): Promise<string> {
     const stream = this.#catalog.names(record.name).stream;
-    const stored = await this.#link.jsm.direct.getMessage(stream, { seq: sequence }).catch(() => null);
+    const stored = await storedMessage(this.#link.jsm, stream, sequence).catch(() => null);
     return stored === null || stored.seq !== sequence ? fallback : readMeta(stored.header, fallback, 0).id;
   }
 

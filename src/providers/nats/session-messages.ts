@@ -8,6 +8,7 @@ import type { QueueRecord } from "../../rules/queue-records.js";
 import { type MessageMeta, readMeta } from "./message-mapping.js";
 import { untoken } from "./names.js";
 import type { SessionDeps } from "./sessions.js";
+import { storedMessage } from "./stored-message.js";
 import { transfer } from "./transfer.js";
 
 /** The kind mark of a receipt token for a session message. */
@@ -36,7 +37,7 @@ export function parseSessionToken(
 export async function isStored(deps: SessionDeps, record: QueueRecord, seq: number): Promise<boolean> {
   const { link, catalog } = deps;
   const stored = await link.call(`reading a message of ${record.name}`, () =>
-    link.jsm.direct.getMessage(catalog.names(record.name).stream, { seq }).catch(() => null),
+    storedMessage(link.jsm, catalog.names(record.name).stream, seq),
   );
   return stored !== null && stored.seq === seq;
 }
@@ -101,7 +102,7 @@ export async function settleForeign(
   if (record === undefined) throw new QueueError("InvalidReceipt", `queue ${receipt.queue} no longer exists`);
   const stream = catalog.names(record.name).stream;
   const stored = await link.call(`reading a message of ${record.name}`, () =>
-    link.jsm.direct.getMessage(stream, { seq: token.seq }).catch(() => null),
+    storedMessage(link.jsm, stream, token.seq),
   );
   if (stored === null || stored.seq !== token.seq)
     throw new QueueError("InvalidReceipt", `the message of this receipt is no longer on ${record.name}`);

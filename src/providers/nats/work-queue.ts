@@ -12,6 +12,7 @@ import type { DeliveryMarks } from "./delivery-marks.js";
 import { type MessageMeta, messageFields, readMeta } from "./message-mapping.js";
 import { type AckInfo, type Pulls, parseAckSubject } from "./pulls.js";
 import type { QueueCatalog } from "./queue-catalog.js";
+import { storedMessage } from "./stored-message.js";
 import { transfer } from "./transfer.js";
 import { Wakeup } from "./wakeups.js";
 
@@ -263,10 +264,7 @@ export class WorkQueues {
     const { link } = this.#deps;
     const seq = held.info.streamSequence;
     const stored = await link.call(`reading a message of ${held.record.name}`, () =>
-      link.jsm.direct.getMessage(held.info.stream, { seq }).catch((error: unknown) => {
-        if (/no message found|not found/i.test(String((error as Error).message))) return null;
-        throw error;
-      }),
+      storedMessage(link.jsm, held.info.stream, seq),
     );
     return stored !== null && stored.seq === seq;
   }
@@ -313,7 +311,7 @@ export class WorkQueues {
       throw new QueueError("InvalidReceipt", `this receipt names no message of ${receipt.queue}`);
     if (receipt.isExpired(now)) throw lockEnded(receipt.queue);
     const stored = await link.call(`reading a message of ${receipt.queue}`, () =>
-      link.jsm.direct.getMessage(info.stream, { seq: info.streamSequence }).catch(() => null),
+      storedMessage(link.jsm, info.stream, info.streamSequence),
     );
     if (stored === null || stored.seq !== info.streamSequence)
       throw new QueueError("InvalidReceipt", `the message of this receipt is no longer on ${receipt.queue}`);

@@ -186,6 +186,24 @@ describe("the nats provider", () => {
   });
 });
 
+describe("a queue deleted under its receipts", () => {
+  it("settles by receipt fail at once with InvalidReceipt, whichever client deleted the queue", async () => {
+    const namespace = prefixes.prefix("deleted");
+    const client = await prefixes.client(namespace);
+    const other = await prefixes.client(namespace);
+    await client.admin.createQueue("orders");
+    await client.sendMessages("orders", ["a", "b"]);
+    const received = await client.receiveMessages("orders", 2, 5_000);
+    expect(received).toHaveLength(2);
+    await other.admin.deleteQueue("orders");
+    const started = Date.now();
+    expect(await codeOf(client.abandonMessage(received[0]!.receiptHandle))).toBe("InvalidReceipt");
+    expect(await codeOf(client.completeMessage(received[1]!.receiptHandle))).toBe("InvalidReceipt");
+    // A direct get of a deleted stream finds no responder and would wait out its 5 s timeout.
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
 describe("a connection lost and found again", () => {
   const ownPrefix = uniquePrefix("lost");
   let server: OwnNatsServer;

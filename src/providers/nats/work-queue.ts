@@ -245,9 +245,9 @@ export class WorkQueues {
     const held = await this.#holding(receipt, ackSubject);
     await this.#deps.marks.check(receipt.queue, held.info);
     const sentAt = this.#deps.clock.now();
-    await signalDelivery(this.#deps.link, ackSubject, "working", `renewing a lock on ${receipt.queue}`);
-    // JetStream ignores progress on a message settled elsewhere (another client completed it by
-    // its written-down receipt): still stored, it is still this delivery's.
+    // Checked first: JetStream never answers progress on a message settled elsewhere (another
+    // client completed it by its written-down receipt), so the request would wait out its bound.
+    // Still stored, it is still this delivery's.
     if (!(await this.#stored(held))) {
       this.#held.delete(ackSubject);
       throw new QueueError(
@@ -255,6 +255,7 @@ export class WorkQueues {
         `this message of ${receipt.queue} was settled by another client`,
       );
     }
+    await signalDelivery(this.#deps.link, ackSubject, "working", `renewing a lock on ${receipt.queue}`);
     held.lockedUntil = lockEnd(sentAt, held.record.lockDurationMs);
     return new Date(held.lockedUntil);
   }

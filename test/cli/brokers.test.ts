@@ -2,7 +2,8 @@
 // user runs it: the built command in a child process, the broker inspected through the library.
 // Each test works under a prefix of its own and deletes its queues afterwards.
 import { afterEach, describe, expect, it } from "vitest";
-import { createClient, type QueueClient, QueueError, type ReceivedMessage } from "../../src/index.js";
+import { createClient, type QueueClient, type ReceivedMessage } from "../../src/index.js";
+import { removeQueuesAndClose } from "../support/remove-queues.js";
 import { cli, lines, type Ran, refused, succeeded, useBuiltCommand } from "./built-cli.js";
 
 /** The brokers every machine of the project runs, with the query parameter that namespaces a test's queues. */
@@ -16,19 +17,6 @@ useBuiltCommand();
 let prefixes = 0;
 const opened: QueueClient[] = [];
 
-/** Deletes every queue a client of the test's prefix sees, then closes it. */
-async function removeAll(client: QueueClient): Promise<void> {
-  try {
-    for (const queue of await client.admin.listQueues())
-      await client.admin.deleteQueue(queue).catch((error: unknown) => {
-        // A dead-letter queue may have gone with the queue that named it.
-        if (!QueueError.is(error, "QueueNotFound")) throw error;
-      });
-  } finally {
-    await client.close();
-  }
-}
-
 /** Receives `count` messages of `queue`, however the broker spreads them over receives, within 10 s. */
 async function receiveCount(client: QueueClient, queue: string, count: number): Promise<ReceivedMessage[]> {
   const received: ReceivedMessage[] = [];
@@ -40,7 +28,7 @@ async function receiveCount(client: QueueClient, queue: string, count: number): 
 }
 
 afterEach(async () => {
-  await Promise.all(opened.splice(0).map(removeAll));
+  await Promise.all(opened.splice(0).map(removeQueuesAndClose));
 });
 
 describe.each(BROKERS)("queue-runtime on $name", { timeout: 120_000 }, (broker) => {

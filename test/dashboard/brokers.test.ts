@@ -2,7 +2,8 @@
 // its API shows and changes there. Each broker's queues live under a prefix of this file's run.
 import { describe, expect, it } from "vitest";
 import type { DashboardSnapshot, DeadLetterPage } from "../../src/dashboard/dashboard-api.js";
-import { createClient, type QueueClient, QueueError } from "../../src/index.js";
+import { createClient, type QueueClient } from "../../src/index.js";
+import { removeQueuesAndClose } from "../support/remove-queues.js";
 import { printedDashboard, runCli } from "./cli-process.js";
 import { afterFile, DEAD_LETTER, startDashboard } from "./fixtures.js";
 import { call, change, events } from "./http-client.js";
@@ -35,16 +36,7 @@ describe.each(BROKERS)("the dashboard on $name", { timeout: 120_000 }, (broker) 
     const url = new URL(broker.url);
     url.searchParams.set(broker.prefix, `dash${process.pid}x${Date.now().toString(36)}-`);
     const client = await createClient(url.toString());
-    afterFile(async () => {
-      try {
-        for (const queue of await client.admin.listQueues())
-          await client.admin.deleteQueue(queue).catch((error: unknown) => {
-            if (!QueueError.is(error, "QueueNotFound")) throw error;
-          });
-      } finally {
-        await client.close();
-      }
-    });
+    afterFile(() => removeQueuesAndClose(client));
     await client.admin.createQueue("orders");
     await client.sendMessage("orders", DEAD_LETTER.body);
     const received = await client.receiveMessage("orders", 10_000);

@@ -28,10 +28,8 @@ export function newMessageParts(
   timeToLiveMs: number | null,
   brokerExpiry: boolean,
 ): PublishParts {
-  const headers: Record<string, unknown> = {
-    [HEADERS.attributes]: JSON.stringify(message.attributes ?? {}),
-    [HEADERS.enqueued]: nowMs,
-  };
+  const headers: Record<string, unknown> = { [HEADERS.enqueued]: nowMs };
+  setAttributes(headers, message.attributes ?? {});
   if (message.sessionId !== undefined) headers[HEADERS.session] = message.sessionId;
   if (timeToLiveMs !== null) headers[HEADERS.expires] = nowMs + timeToLiveMs;
   return {
@@ -60,7 +58,7 @@ export function copyParts(
     if (!key.startsWith("x-") && key !== "qr-publish") headers[key] = value;
   const attributes = attributesOf(message);
   change(headers, attributes);
-  headers[HEADERS.attributes] = JSON.stringify(attributes);
+  setAttributes(headers, attributes);
   const { properties } = message;
   return {
     content: message.content,
@@ -74,6 +72,12 @@ export function copyParts(
       ...(properties.contentType === undefined ? {} : { contentType: properties.contentType as string }),
     },
   };
+}
+
+/** Puts `attributes` in `headers`; none is no header (each header costs every publish and delivery). */
+function setAttributes(headers: Record<string, unknown>, attributes: Readonly<Record<string, string>>): void {
+  if (Object.keys(attributes).length > 0) headers[HEADERS.attributes] = JSON.stringify(attributes);
+  else delete headers[HEADERS.attributes];
 }
 
 /** The application attributes a message carries. */

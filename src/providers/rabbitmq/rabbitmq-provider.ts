@@ -39,6 +39,7 @@ import { RabbitMqAdmin } from "./rabbitmq-admin.js";
 import { Receiver } from "./receiver.js";
 import { RemoteSettle, type SettleRequest } from "./remote-settle.js";
 import { RabbitSession, SESSION_POLL_MS, type SessionDeps } from "./sessions.js";
+import { SettleBarriers } from "./settle-barrier.js";
 
 /** The longest delay: a holding queue's `x-message-ttl` is a 32-bit count of milliseconds. */
 export const RABBITMQ_MAX_DELAY_MS = 2_147_483_647;
@@ -49,7 +50,7 @@ const RETURN_WAIT_MS = 2_000;
 const PER_MESSAGE: ReadonlySet<string> = new Set(["Validation", "MessageTooLarge", "Unsupported"]);
 
 /** The default basic.qos of each queue's consumer. */
-export const DEFAULT_PREFETCH = 10;
+export const DEFAULT_PREFETCH = 100;
 
 /** The capabilities of the rabbitmq provider, for a given largest message. */
 export function rabbitMqCapabilities(maxMessageBytes: number): Capabilities {
@@ -131,6 +132,7 @@ export class RabbitMqProvider implements QueueProvider {
   readonly #createQueues: boolean;
   readonly #held: HeldMessages;
   readonly #remote: RemoteSettle;
+  readonly #barriers = new SettleBarriers();
   readonly #receivers = new Map<string, Receiver>();
   readonly #sessions = new Set<RabbitSession>();
   /** The lock queues of the sessions this client holds or is taking. */
@@ -549,8 +551,7 @@ export class RabbitMqProvider implements QueueProvider {
         held.channel.ack(held.message);
       } else if (request.delayMs > 0) await this.#abandonLater(held, request.delayMs);
       else return await this.#abandonNow(held);
-      // A round trip on the same channel after the ack: the broker has it when this answers.
-      await held.channel.checkQueue(held.brokerQueue);
+      await this.#barriers.applied(held.channel, held.brokerQueue);
     } catch (error) {
       if (QueueError.is(error)) throw error;
       if (isNotFound(error))
@@ -592,14 +593,27 @@ export class RabbitMqProvider implements QueueProvider {
       ? ((await this.#deadLetterTarget(record, typeof session === "string" ? session : undefined)) ??
         held.brokerQueue)
       : held.brokerQueue;
+    // A message given back may go to this client's own consumer: it is back once in its buffer.
+    const receiver = this.#receivers.get(held.brokerQueue);
+    const ours = receiver?.consuming === true && watched === held.brokerQueue ? receiver : undefined;
     const before = await channel.checkQueue(watched);
-    channel.nack(held.message, false, true);
-    const deadline = Date.now() + RETURN_WAIT_MS;
-    for (;;) {
-      const after = await channel.checkQueue(watched);
-      if (after.messageCount > before.messageCount || before.consumerCount > 0) return undefined;
-      if (Date.now() > deadline) return undefined;
-      await new Promise((resolve) => setTimeout(resolve, 2));
+    const watch = ours?.watchReturn(
+      held.message.properties.messageId,
+      Number(held.message.properties.headers?.["x-delivery-count"] ?? 0),
+    );
+    try {
+      channel.nack(held.message, false, true);
+      const deadline = Date.now() + RETURN_WAIT_MS;
+      for (;;) {
+        const after = await channel.checkQueue(watched);
+        if (after.messageCount > before.messageCount || watch?.returned === true) return undefined;
+        // Another client's consumer may have taken it.
+        if (before.consumerCount > (ours === undefined ? 0 : 1)) return undefined;
+        if (Date.now() > deadline) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    } finally {
+      watch?.stop();
     }
   }
 

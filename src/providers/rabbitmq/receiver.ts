@@ -9,6 +9,14 @@ type Gone = (channel: Channel) => void;
 /** Gives deliveries that were buffered but never handed out back to their queue, their deliveries counted as before. */
 type GiveBack = (channel: Channel, messages: Message[]) => Promise<void>;
 
+/** A watch for a message given back to come to a consumer. */
+export interface ReturnWatch {
+  /** Whether it came. */
+  readonly returned: boolean;
+  /** Stops watching. */
+  stop(): void;
+}
+
 /**
  * How long a consumer with no receive in progress keeps consuming: a receive loop comes back
  * sooner, and a client that stopped receiving must not keep deliveries other clients wait for.
@@ -17,12 +25,14 @@ export const CONSUMER_IDLE_MS = 250;
 
 /**
  * One queue's consumer in this client, and the channel every delivery of the queue is taken on (a
- * receipt is valid on the channel that received it). Deliveries wait in a buffer until a receive
- * takes them; a receive that finds the buffer short asks for more with basic.get (which prefetch
- * does not limit), and only a receive that finds nothing at all waits for the consumer. The
- * consumer starts on the first wait and stays, one per queue per client, while receives keep
- * coming; {@link CONSUMER_IDLE_MS} after the last one it is cancelled and what it buffered is given
- * back, so a client that stopped receiving holds nothing another is waiting for.
+ * receipt is valid on the channel that received it). A lone receive takes messages with basic.get,
+ * one round trip each, and buffers nothing. A receive that waits, or that follows another within
+ * {@link CONSUMER_IDLE_MS} (a receive loop), starts the consumer, which pushes deliveries (up to
+ * prefetch) into a buffer the receives take from; a receive that finds the buffer empty still asks
+ * with basic.get, which prefetch does not limit, before it waits. The consumer stays, one per queue
+ * per client, while receives keep coming; {@link CONSUMER_IDLE_MS} after the last one it is
+ * cancelled and what it buffered is given back, so a client that stopped receiving holds nothing
+ * another is waiting for.
  */
 export class Receiver {
   readonly brokerQueue: string;
@@ -35,6 +45,7 @@ export class Receiver {
   #consuming: Promise<string> | undefined;
   readonly #buffer: Message[] = [];
   readonly #wake = new Set<() => void>();
+  readonly #watches = new Set<ReturnWatch & { returned: boolean; matches(message: Message): boolean }>();
   /** Receives in progress. */
   #active = 0;
   #idle: TimerHandle | undefined;
@@ -63,6 +74,27 @@ export class Receiver {
     return this.#buffer.length;
   }
 
+  /** Whether this receiver's consumer is on the broker (or being started): a message given back may come to it. */
+  get consuming(): boolean {
+    return this.#consuming !== undefined;
+  }
+
+  /**
+   * Watches for message `messageId` to come back to this consumer counted past `deliveries` (a
+   * message given back); the watch says whether it came, even if a receive took it since.
+   */
+  watchReturn(messageId: unknown, deliveries: number): ReturnWatch {
+    const watch = {
+      returned: false,
+      matches: (message: Message) =>
+        message.properties.messageId === messageId &&
+        Number(message.properties.headers?.["x-delivery-count"] ?? 0) > deliveries,
+      stop: () => this.#watches.delete(watch),
+    };
+    this.#watches.add(watch);
+    return watch;
+  }
+
   /** Whether the broker told the consumer its queue is gone. */
   get deleted(): boolean {
     return this.#deleted;
@@ -78,11 +110,14 @@ export class Receiver {
     signal: AbortSignal,
   ): Promise<{ channel: Channel; messages: Message[] }> {
     this.#active++;
+    // A receive that follows another closely is a loop's: it is worth a consumer.
+    const inLoop = this.#idle !== undefined;
     this.#idle?.cancel();
+    this.#idle = undefined;
     try {
-      return await this.#receive(max, deadline, signal);
+      return await this.#receive(max, deadline, signal, inLoop);
     } finally {
-      if (--this.#active === 0 && this.#consuming !== undefined && !this.#closed)
+      if (--this.#active === 0 && !this.#closed)
         this.#idle = this.#clock.setTimer(() => this.#stopConsuming(), CONSUMER_IDLE_MS, true);
     }
   }
@@ -91,15 +126,23 @@ export class Receiver {
     max: number,
     deadline: number,
     signal: AbortSignal,
+    inLoop: boolean,
   ): Promise<{ channel: Channel; messages: Message[] }> {
     const channel = await this.channel();
+    if (inLoop) await this.#consume(channel);
     const messages = this.#buffer.splice(0, max);
     try {
-      while (messages.length < max) {
-        const got = await channel.get(this.brokerQueue, { noAck: false });
-        if (got === false) break;
-        messages.push(got);
-      }
+      // The consumer pushes no more than prefetch allows: an empty buffer may hide ready messages.
+      if (messages.length === 0)
+        while (messages.length < max) {
+          const got = await channel.get(this.brokerQueue, { noAck: false });
+          if (got === false) {
+            // Deliveries the queue sent the consumer before it answered came before the answer.
+            messages.push(...this.#buffer.splice(0, max - messages.length));
+            break;
+          }
+          messages.push(got);
+        }
     } catch (error) {
       if (isNotFound(error))
         throw new QueueError("QueueNotFound", `queue ${this.brokerQueue} does not exist`);
@@ -141,6 +184,7 @@ export class Receiver {
 
   /** Cancels the consumer of a receiver no one used for a while, and gives back what it buffered. */
   async #stopConsuming(): Promise<void> {
+    this.#idle = undefined;
     const consuming = this.#consuming;
     if (this.#active > 0 || consuming === undefined) return;
     this.#consuming = undefined;
@@ -159,7 +203,10 @@ export class Receiver {
       // The broker cancels a consumer whose queue was deleted.
       this.#deleted = true;
       this.#consuming = undefined;
-    } else this.#buffer.push(message);
+    } else {
+      this.#buffer.push(message);
+      for (const watch of this.#watches) if (watch.matches(message)) watch.returned = true;
+    }
     for (const wake of [...this.#wake]) wake();
   }
 

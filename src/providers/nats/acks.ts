@@ -34,10 +34,13 @@ export async function signalDelivery(
 }
 
 /**
- * Removes a delivered message for good: first erased from its stream (NATS 2.9 writes an erase to
- * the message's block at once, where a removal by ack or by plain delete is kept in memory and
+ * Removes a delivered message for good: erased from its stream (NATS 2.9 writes an erase to the
+ * message's block at once, where a removal by ack or by plain delete is kept in memory and
  * written later, so a broker killed meanwhile would bring the message back), then acked or
- * terminated, so the consumer forgets it; resolves once the server answered both.
+ * terminated so the consumer forgets it. Resolves once the erase is answered: false when the
+ * message (or its stream) was gone already. The ack or term is not waited for: once erased the
+ * message is never delivered again (the server treats an erased pending message as acked), and
+ * one lost with the connection only leaves the consumer an entry it drops at its ack wait.
  */
 export async function removeDelivered(
   link: NatsLink,
@@ -45,14 +48,13 @@ export async function removeDelivered(
   info: AckInfo,
   kind: "ack" | "term",
   what: string,
-): Promise<void> {
-  await link.call(what, () =>
+): Promise<boolean> {
+  const erased = await link.call(what, () =>
     link.jsm.streams.deleteMessage(info.stream, info.streamSequence, true).catch((error: unknown) => {
-      // Gone already (purged): the ack below still clears the consumer's pending entry.
       if (!/no message found|not found/i.test(String((error as Error).message))) throw error;
       return false;
     }),
   );
-  if (kind === "ack") await ackConfirmed(link, ackSubject, what);
-  else await signalDelivery(link, ackSubject, "term", what);
+  if (!link.nc.isClosed()) link.nc.publish(ackSubject, kind === "ack" ? "+ACK" : "+TERM");
+  return erased;
 }

@@ -3,10 +3,12 @@ import type { Clock } from "../../core/clock.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
 import { ackConfirmed, signalDelivery } from "./acks.js";
 import type { NatsLink } from "./connection.js";
+import { DelayLooks } from "./delay-looks.js";
 import { type MessageMeta, readMeta } from "./message-mapping.js";
 import { publish } from "./outbox.js";
 import type { Pulls } from "./pulls.js";
 import type { QueueCatalog } from "./queue-catalog.js";
+import { LOOK_AGAIN_MS } from "./work-queue.js";
 
 /** How many delayed messages one look moves at most. */
 const MOVE_BATCH = 100;
@@ -26,29 +28,35 @@ export interface DelayMoverDeps {
  * queue's `delay` consumer hands each to a client that looks: one whose delay ended is published
  * to its ready (or session) subject, PubAck awaited, then acked; one still early is nak'ed with
  * the time left, so JetStream hands it over again exactly then. Receives look before each pull
- * (and waiting ones every {@link LOOK_AGAIN_MS} at least), so a message joins its queue when its
+ * when {@link DelayLooks} says a delay may have ended, so a message joins its queue when its
  * delay ends; its delivery count starts at its first real delivery.
  */
 export class DelayMover {
   readonly #deps: DelayMoverDeps;
+  readonly #looks: DelayLooks;
 
   constructor(deps: DelayMoverDeps) {
     this.#deps = deps;
+    this.#looks = new DelayLooks(deps.link, deps.prefix, deps.clock, LOOK_AGAIN_MS);
   }
 
   /** Moves the delayed messages of `record` whose delay has ended. */
   async moveDue(record: QueueRecord): Promise<void> {
     const names = this.#deps.catalog.names(record.name);
-    const found = await this.#deps.pulls.pull(names.stream, names.delayConsumer, MOVE_BATCH);
-    await this.#handle(record, found);
-  }
-
-  async #handle(record: QueueRecord, messages: readonly Msg[]): Promise<void> {
-    for (const message of messages) await this.handleOne(record, message);
+    if (!this.#looks.due(names.delayed)) return;
+    this.#looks.looking(names.delayed);
+    try {
+      const found = await this.#deps.pulls.pull(names.stream, names.delayConsumer, MOVE_BATCH);
+      for (const message of found) await this.#handleOne(record, message);
+      if (found.length >= MOVE_BATCH) this.#looks.again(names.delayed);
+    } catch (error) {
+      this.#looks.again(names.delayed);
+      throw error;
+    }
   }
 
   /** Moves one message the delay consumer delivered, or gives it back until its delay ends. */
-  async handleOne(record: QueueRecord, message: Msg): Promise<void> {
+  async #handleOne(record: QueueRecord, message: Msg): Promise<void> {
     const { link, clock, prefix } = this.#deps;
     const reply = message.reply;
     if (reply === undefined) return;
@@ -56,6 +64,7 @@ export class DelayMover {
     const meta = readMeta(message.headers, `${record.name}:delayed`, now);
     const left = (meta.visibleAt ?? 0) - now;
     if (left > 0) {
+      this.#looks.endsAt(message.subject, now + left);
       await signalDelivery(link, reply, "nak", `waiting out a delay on ${record.name}`, left);
       return;
     }

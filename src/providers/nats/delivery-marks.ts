@@ -24,21 +24,29 @@ export class DeliveryMarks {
     this.#bucket = new KvBucket(link, `${prefix}_marks`, { ttl: MAX_LOCK_MS });
   }
 
-  /** Marks the delivery `info` names spent; `InvalidReceipt` when it (or a later one) was already. */
-  async spend(queue: string, info: AckInfo): Promise<void> {
+  /**
+   * Marks the delivery `info` names spent; `InvalidReceipt` when it (or a later one) was already.
+   * Resolves the mark's revision. A first settle of a message finds no mark: the create alone
+   * answers, and only a key that exists is read and updated.
+   */
+  async spend(queue: string, info: AckInfo): Promise<number> {
     const kv = await this.#bucket.open();
-    const key = `${token(queue)}.${info.streamSequence}`;
+    const key = markKey(queue, info);
+    const value = String(info.deliveryCount);
+    const what = `settling a message of ${queue}`;
+    try {
+      return await this.#link.call(what, () => kv.create(key, value));
+    } catch (error) {
+      if (!lostRace(error)) throw error;
+    }
     for (let attempt = 1; ; attempt++) {
-      const entry = await this.#link.call(`settling a message of ${queue}`, () => kv.get(key));
+      const entry = await this.#link.call(what, () => kv.get(key));
       const spent = entry === null || entry.operation !== "PUT" ? 0 : Number(entry.string());
       if (spent >= info.deliveryCount) throw settled(queue);
       try {
-        await this.#link.call(`settling a message of ${queue}`, () =>
-          entry === null
-            ? kv.create(key, String(info.deliveryCount))
-            : kv.update(key, String(info.deliveryCount), entry.revision),
+        return await this.#link.call(what, () =>
+          entry === null ? kv.create(key, value) : kv.update(key, value, entry.revision),
         );
-        return;
       } catch (error) {
         // Others keep winning: fail rather than spin (the standard client may try again).
         if (!lostRace(error) || attempt >= MAX_RACES) throw error;
@@ -46,12 +54,25 @@ export class DeliveryMarks {
     }
   }
 
+  /**
+   * Takes back the mark `spend` wrote at `revision` for a message found gone (purged, or its
+   * queue deleted): a queue made again numbers its messages from 1, and its message of that
+   * number must not find its delivery spent. Left alone once anyone wrote the key since.
+   */
+  async unspend(queue: string, info: AckInfo, revision: number): Promise<void> {
+    const kv = await this.#bucket.open();
+    try {
+      await this.#link.call(`settling a message of ${queue}`, () =>
+        kv.delete(markKey(queue, info), { previousSeq: revision }),
+      );
+    } catch (error) {
+      if (!lostRace(error)) throw error;
+    }
+  }
+
   /** Fails with `InvalidReceipt` when the delivery `info` names is spent. */
   async check(queue: string, info: AckInfo): Promise<void> {
-    const entry = await this.#bucket.entry(
-      `${token(queue)}.${info.streamSequence}`,
-      `reading a message of ${queue}`,
-    );
+    const entry = await this.#bucket.entry(markKey(queue, info), `reading a message of ${queue}`);
     if (entry !== undefined && Number(entry.string()) >= info.deliveryCount) throw settled(queue);
   }
 
@@ -59,6 +80,10 @@ export class DeliveryMarks {
   forget(queue: string): Promise<void> {
     return this.#bucket.forgetQueue(queue);
   }
+}
+
+function markKey(queue: string, info: AckInfo): string {
+  return `${token(queue)}.${info.streamSequence}`;
 }
 
 function settled(queue: string): QueueError {

@@ -69,6 +69,11 @@ export function queueNames(prefix: string, queue: string): QueueNames {
   };
 }
 
+/** The delayed subjects of every queue under `prefix` (see {@link QueueNames.delayed}). */
+export function allDelayed(prefix: string): string {
+  return `${prefix}.q.*.d`;
+}
+
 /** The KV bucket of the queue catalog under `prefix`. */
 export function catalogBucket(prefix: string): string {
   return `${prefix}_queues`;

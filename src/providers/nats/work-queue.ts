@@ -64,7 +64,7 @@ export class WorkQueues {
   readonly #deps: WorkQueueDeps;
   readonly #held = new Map<string, HeldWork>();
   /** Ack subjects settled by this client lately, so that a second settle is refused. */
-  readonly #settled = new Set<string>();
+  readonly #settledSubjects = new Set<string>();
 
   constructor(deps: WorkQueueDeps) {
     this.#deps = deps;
@@ -191,17 +191,21 @@ export class WorkQueues {
     );
   }
 
-  /** Completes the message of `receipt` (token without its kind mark); `InvalidReceipt` when its lock is gone. */
+  /**
+   * Completes the message of `receipt` (token without its kind mark); `InvalidReceipt` when its
+   * lock is gone. Its delivery is spent first, then the message erased; the erase tells whether
+   * it was still stored (purged, or its queue deleted: JetStream would take an ack and say nothing).
+   */
   async complete(receipt: ReceiptHandle, ackSubject: string): Promise<void> {
-    await this.#settle(receipt, ackSubject, async (held) => {
-      await removeDelivered(
-        this.#deps.link,
-        ackSubject,
-        held.info,
-        "ack",
-        `completing a message of ${receipt.queue}`,
-      );
-    });
+    const held = await this.#holding(receipt, ackSubject);
+    const revision = await this.#spend(receipt, ackSubject, held);
+    const what = `completing a message of ${receipt.queue}`;
+    if (!(await removeDelivered(this.#deps.link, ackSubject, held.info, "ack", what))) {
+      this.#held.delete(ackSubject);
+      await this.#deps.marks.unspend(receipt.queue, held.info, revision);
+      throw notStored(receipt.queue);
+    }
+    this.#settled(ackSubject);
   }
 
   /** Gives the message back, to be delivered again after `delayMs` (or dead-lettered when its deliveries are used up). */
@@ -230,8 +234,7 @@ export class WorkQueues {
     const held = await this.#holding(receipt, ackSubject);
     const { record, info } = held;
     await this.#deps.marks.check(receipt.queue, info);
-    if (!(await this.#stored(held)))
-      throw new QueueError("InvalidReceipt", `this message of ${receipt.queue} is no longer stored`);
+    if (!(await this.#stored(held))) throw notStored(receipt.queue);
     // Refused before the delivery is spent: the message stays held, to be settled otherwise.
     if (record.deadLetterQueue === null)
       throw new QueueError("Unsupported", `queue ${record.name} has no dead-letter queue`);
@@ -277,18 +280,32 @@ export class WorkQueues {
   ): Promise<void> {
     const held = await this.#holding(receipt, ackSubject);
     try {
-      // Purged, or its queue deleted: JetStream would take the ack and say nothing.
-      if (!(await this.#stored(held)))
-        throw new QueueError("InvalidReceipt", `this message of ${receipt.queue} is no longer stored`);
-      await this.#deps.marks.spend(receipt.queue, held.info);
+      if (!(await this.#stored(held))) throw notStored(receipt.queue);
     } catch (error) {
       if (QueueError.is(error, "InvalidReceipt")) this.#held.delete(ackSubject);
       throw error;
     }
+    await this.#spend(receipt, ackSubject, held);
     await act(held);
+    this.#settled(ackSubject);
+  }
+
+  /** Spends the delivery `held` names (see {@link DeliveryMarks.spend}); one spent already is forgotten here too. */
+  async #spend(receipt: ReceiptHandle, ackSubject: string, held: HeldWork): Promise<number> {
+    try {
+      return await this.#deps.marks.spend(receipt.queue, held.info);
+    } catch (error) {
+      if (QueueError.is(error, "InvalidReceipt")) this.#held.delete(ackSubject);
+      throw error;
+    }
+  }
+
+  /** Forgets a settled message, remembering its ack subject a while so that a second settle is refused. */
+  #settled(ackSubject: string): void {
     this.#held.delete(ackSubject);
-    this.#settled.add(ackSubject);
-    if (this.#settled.size > SWEEP_AT * 4) this.#settled.delete(this.#settled.values().next().value!);
+    this.#settledSubjects.add(ackSubject);
+    if (this.#settledSubjects.size > SWEEP_AT * 4)
+      this.#settledSubjects.delete(this.#settledSubjects.values().next().value!);
   }
 
   /**
@@ -303,7 +320,7 @@ export class WorkQueues {
       this.#held.delete(ackSubject);
       throw lockEnded(receipt.queue);
     }
-    if (this.#settled.has(ackSubject))
+    if (this.#settledSubjects.has(ackSubject))
       throw new QueueError("InvalidReceipt", `this message of ${receipt.queue} was settled already`);
     const info = parseAckSubject(ackSubject);
     const { catalog, link } = this.#deps;
@@ -328,6 +345,11 @@ export class WorkQueues {
   clear(): void {
     this.#held.clear();
   }
+}
+
+/** The error of a settle of a message no longer stored. */
+function notStored(queue: string): QueueError {
+  return new QueueError("InvalidReceipt", `this message of ${queue} is no longer stored`);
 }
 
 /** The error of a settle after the lock ended. */

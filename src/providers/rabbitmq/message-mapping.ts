@@ -141,12 +141,16 @@ export function receivedAttributes(message: Message, names: BrokerNames): Record
   return attributes;
 }
 
-/** The fields of a received message; `deliveryCount` counts this delivery. */
+/**
+ * The fields of a received message; `deliveryCount` counts this delivery. A message without a
+ * session of its own that the broker dead-lettered into a session has `queueSession` as its session.
+ */
 export function messageFields(
   message: Message,
   attributes: Record<string, string>,
   deliveryCount: number,
   nowMs: number,
+  queueSession: string | undefined,
 ): MessageFields {
   const headers = message.properties.headers ?? {};
   const enqueued =
@@ -156,7 +160,7 @@ export function messageFields(
     messageId: String(message.properties.messageId ?? ""),
     body: new Uint8Array(message.content.buffer, message.content.byteOffset, message.content.byteLength),
     attributes,
-    sessionId: typeof session === "string" ? session : undefined,
+    sessionId: typeof session === "string" ? session : queueSession,
     correlationId: message.properties.correlationId as string | undefined,
     contentType: message.properties.contentType as string | undefined,
     deliveryCount,

@@ -25,6 +25,12 @@ export class BrokerNames {
     return `${this.prefix}${queue}~s~${sessionId}`;
   }
 
+  /** The session whose messages `brokerQueue` holds, when it is one of `queue`'s sessions. */
+  sessionOf(queue: string, brokerQueue: string): string | undefined {
+    const start = this.session(queue, "");
+    return brokerQueue.startsWith(start) ? brokerQueue.slice(start.length) : undefined;
+  }
+
   /** The empty queue whose exclusive consumer is the session's lock, for every process on the broker. */
   sessionLock(queue: string, sessionId: string): string {
     return `${this.prefix}${queue}~lock~${sessionId}`;

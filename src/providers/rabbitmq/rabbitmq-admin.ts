@@ -27,6 +27,8 @@ export interface AdminDeps {
   readonly held: HeldMessages;
   /** Deliveries this client's consumers hold unhanded, by broker queue. */
   buffered(brokerQueue: string): number;
+  /** Gives back what this client's consumer of `brokerQueue` buffered, so that the broker has it ready. */
+  letGo(brokerQueue: string): Promise<void>;
   /** Stops this client's consumers of the broker queues of a deleted queue. */
   forget(queue: string, brokerQueues: readonly string[]): Promise<void>;
   /** The broker queue a message of `queue` with `sessionId` goes to (declaring a session's queues). */
@@ -108,10 +110,12 @@ export class RabbitMqAdmin implements QueueAdmin {
     await this.#deps.catalog.delete(name);
     const { messages, delayed, sessionObjects } = brokerQueuesOf(entry, this.#deps.names);
     const all = [...messages, ...delayed, ...sessionObjects];
-    await this.#deps.forget(name, all);
+    // Deleted before this client lets go of what it holds there: a delivery given back to a queue
+    // still there would count, and one on its last delivery would be dead-lettered.
     await this.#channel(async (channel) => {
       for (const brokerQueue of all) await channel.deleteQueue(brokerQueue);
     }, `delete ${name}`);
+    await this.#deps.forget(name, all);
   }
 
   async listQueues(prefix?: string): Promise<string[]> {
@@ -157,6 +161,7 @@ export class RabbitMqAdmin implements QueueAdmin {
       taken.channel.ack(taken.message);
       removed++;
     }
+    for (const brokerQueue of messages) await this.#deps.letGo(brokerQueue);
     await this.#channel(async (channel) => {
       for (const brokerQueue of [...messages, ...delayed]) {
         try {
@@ -203,6 +208,7 @@ export class RabbitMqAdmin implements QueueAdmin {
     target: string | undefined,
   ): Promise<number> {
     const { catalog, names, connection } = this.#deps;
+    await this.#deps.letGo(brokerQueue);
     const publisher = await connection.publisher();
     const channel = await connection.channel();
     const kept: Message[] = [];
@@ -219,9 +225,17 @@ export class RabbitMqAdmin implements QueueAdmin {
           continue;
         }
         const session = message.properties.headers?.[HEADERS.session];
-        const to = await this.#deps.target(entry, typeof session === "string" ? session : undefined);
+        // A message the broker dead-lettered into a session has that session; one without a
+        // session moved to a FIFO queue takes the queue it comes from as its session.
+        const sessionId =
+          typeof session === "string"
+            ? session
+            : (names.sessionOf(deadLetterQueue, brokerQueue) ??
+              (entry.record.fifo ? deadLetterQueue : undefined));
+        const to = await this.#deps.target(entry, sessionId);
         // The message starts over: no dead-letter attributes, no deliveries counted.
         const parts = copyParts(message, (headers, carried) => {
+          if (sessionId !== undefined) headers[HEADERS.session] = sessionId;
           delete headers[HEADERS.deliveries];
           delete headers[HEADERS.expires];
           for (const key of Object.values(DEAD_LETTER_ATTRIBUTES)) delete carried[key];

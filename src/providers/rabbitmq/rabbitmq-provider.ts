@@ -152,7 +152,7 @@ export class RabbitMqProvider implements QueueProvider {
     this.#connection = new RabbitConnection(config.url, DEFAULT_OPERATION_TIMEOUT_MS);
     this.#catalog = new Catalog(this.#connection, this.#names.catalog);
     this.#held = new HeldMessages(this.#clock);
-    this.#remote = new RemoteSettle(this.#connection, (request) => this.#settleHere(request, true));
+    this.#remote = new RemoteSettle(this.#connection, (request) => this.#settleHere(request));
     this.#connection.onLost(() => {
       // The broker gave back every delivery of the lost connection, and the declarations may be gone.
       this.#held.clear();
@@ -179,6 +179,7 @@ export class RabbitMqProvider implements QueueProvider {
       clock: this.#clock,
       held: this.#held,
       buffered: (brokerQueue) => this.#receivers.get(brokerQueue)?.buffered ?? 0,
+      letGo: async (brokerQueue) => this.#receivers.get(brokerQueue)?.letGo(),
       forget: (queue, brokerQueues) => this.#forget(queue, brokerQueues),
       target: (entry, sessionId) => this.#target(entry, sessionId),
       lockSession: (entry, sessionId) => this.#lock(entry, sessionId, false),
@@ -437,7 +438,13 @@ export class RabbitMqProvider implements QueueProvider {
     });
     const address = await this.#remote.address();
     const receipt = new ReceiptHandle(this.providerType, queue, `${id}@${address}`, lockedUntil);
-    const fields = messageFields(message, attributes, deliveryCount, now);
+    const fields = messageFields(
+      message,
+      attributes,
+      deliveryCount,
+      now,
+      this.#names.sessionOf(queue, brokerQueue),
+    );
     return { message: new Delivery(fields, lockedUntil, receipt), id };
   }
 
@@ -514,12 +521,12 @@ export class RabbitMqProvider implements QueueProvider {
     const id = receipt.token.slice(0, at);
     const address = receipt.token.slice(at + 1);
     const own = await this.#remote.address();
-    if (address === own) return this.#settleHere({ ...request, id }, false);
+    if (address === own) return this.#settleHere({ ...request, id });
     return this.#remote.ask(address, { ...request, id }, context.timeoutMs);
   }
 
   /** Settles a delivery this client holds; resolves the new expiry of a renewal. */
-  async #settleHere(request: SettleRequest, forAnother: boolean): Promise<number | undefined> {
+  async #settleHere(request: SettleRequest): Promise<number | undefined> {
     const lockGone = () =>
       new QueueError(
         "InvalidReceipt",
@@ -568,9 +575,8 @@ export class RabbitMqProvider implements QueueProvider {
         );
       throw this.#connection.failure(error, `settle a message of ${held.queue}`);
     } finally {
-      // A borrowed session ends with the last settle of its receiver's own receipts; one settled by
-      // another client's receipt text leaves it held until its lock ends, as the receiver would not know.
-      if (!forAnother) held.released?.();
+      // A borrowed session ends with the last settle of its messages, whichever client's receipt it came by.
+      held.released?.();
     }
     return undefined;
   }

@@ -133,15 +133,19 @@ export class Receiver {
     const messages = this.#buffer.splice(0, max);
     try {
       // The consumer pushes no more than prefetch allows: an empty buffer may hide ready messages.
+      let empty = 0;
       if (messages.length === 0)
         while (messages.length < max) {
           const got = await channel.get(this.brokerQueue, { noAck: false });
-          if (got === false) {
-            // Deliveries the queue sent the consumer before it answered came before the answer.
-            messages.push(...this.#buffer.splice(0, max - messages.length));
-            break;
+          if (got !== false) {
+            messages.push(got);
+            continue;
           }
-          messages.push(got);
+          // A quorum queue may answer a get before it sends the consumer what it gave it in the
+          // same step; the answer to a second get comes after those deliveries.
+          if (this.#consuming !== undefined && ++empty < 2) continue;
+          messages.push(...this.#buffer.splice(0, max - messages.length));
+          break;
         }
     } catch (error) {
       if (isNotFound(error))
@@ -180,6 +184,12 @@ export class Receiver {
         throw this.#connection.failure(error, `consume from ${this.brokerQueue}`);
       });
     return this.#consuming;
+  }
+
+  /** Cancels the consumer now, unless a receive is under way, and gives back what it buffered. */
+  letGo(): Promise<void> {
+    this.#idle?.cancel();
+    return this.#stopConsuming();
   }
 
   /** Cancels the consumer of a receiver no one used for a while, and gives back what it buffered. */

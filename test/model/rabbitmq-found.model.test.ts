@@ -1,0 +1,79 @@
+import { describe, test } from "vitest";
+import {
+  AcceptSession,
+  QueueAdminCall,
+  Receive,
+  Redrive,
+  Send,
+  SendBatch,
+  Settle,
+  UseSession,
+} from "../../src/testing/model/commands.js";
+import { RABBITMQ_SEMANTICS, rabbitMqPerRun } from "./rabbitmq-per-run.js";
+import { replayer } from "./replay.js";
+
+const replay = replayer(rabbitMqPerRun("found"), RABBITMQ_SEMANTICS);
+const abandon = { kind: "abandon", delayMs: undefined } as const;
+
+/* The shrunk counterexamples of the rabbitmq provider's runs, kept as regression tests. */
+describe("found by the model: rabbitmq", () => {
+  // Was: purged 0: the abandoned message had come back to this client's consumer, which held it unseen.
+  test("a purge removes what this client's consumer holds unseen", () =>
+    replay({}, [
+      new Receive("qa", 1),
+      new Send("qa", {}),
+      new Receive("qa", 1),
+      new Settle(0, abandon, false),
+      new QueueAdminCall("purge", "qa"),
+    ]));
+
+  // Was: moved 0: the message waited in this client's consumer, where a redrive's basic.get cannot see it.
+  test("a redrive moves what this client's consumer holds unseen", () =>
+    replay({}, [
+      new Receive("qa", 1),
+      new Receive("qa", 1),
+      new Send("qa", {}),
+      new Redrive("qa", "qf.fifo"),
+    ]));
+
+  // Was: a receive of qf.fifo found nothing: the message had gone to qf.fifo's own queue, which
+  // sessions never read, and not to the session named after the queue it came from.
+  test("a message without a session redriven to a FIFO queue joins the session of its source queue", () =>
+    replay({}, [new Send("qa", {}), new Redrive("qa", "qf.fifo"), new Receive("qf.fifo", 1)]));
+
+  // Was: NoSessionAvailable: a borrowed session stayed held when its message was settled by another client.
+  test("a borrowed session whose message another client settled is free again", () =>
+    replay({}, [
+      new Send("qf.fifo", { sessionId: "s1" }),
+      new Receive("qf.fifo", 1),
+      new Settle(0, abandon, true),
+      new Settle(0, abandon, false),
+      new AcceptSession("qf.fifo", undefined),
+    ]));
+
+  // Was: qf-dlq.fifo counted 1: the session let go of its message before the queue was gone, and the
+  // broker dead-lettered it on its last delivery.
+  test("deleting a queue whose session holds a message on its last delivery dead-letters nothing", () =>
+    replay(
+      {},
+      [
+        new SendBatch("qf.fifo", [{ sessionId: "s1" }]),
+        new AcceptSession("qf.fifo", undefined),
+        new UseSession(0, { kind: "receive", max: 1 }),
+        new QueueAdminCall("deleteQueue", "qf.fifo"),
+      ],
+      { maxDeliveryCount: 1 },
+    ));
+
+  // Was: 7 of 11: a basic.get found the queue empty while the deliveries the consumer had just been
+  // given were still on their way.
+  test("a receive in a loop takes every message sent before it", () =>
+    replay({}, [
+      new Receive("qa", 1),
+      new SendBatch(
+        "qa",
+        Array.from({ length: 11 }, () => ({})),
+      ),
+      new Receive("qa", 2),
+    ]));
+});

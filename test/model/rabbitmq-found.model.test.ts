@@ -41,14 +41,25 @@ describe("found by the model: rabbitmq", () => {
   test("a message without a session redriven to a FIFO queue joins the session of its source queue", () =>
     replay({}, [new Send("qa", {}), new Redrive("qa", "qf.fifo"), new Receive("qf.fifo", 1)]));
 
-  // Was: NoSessionAvailable: a borrowed session stayed held when its message was settled by another client.
-  test("a borrowed session whose message another client settled is free again", () =>
+  // Was: NoSessionAvailable: a borrowed session stayed held after its receiver found its receipt
+  // spent (another client had settled it by the receipt's text).
+  test("a borrowed session is free once its receiver finds its receipt settled by another client", () =>
     replay({}, [
       new Send("qf.fifo", { sessionId: "s1" }),
       new Receive("qf.fifo", 1),
       new Settle(0, abandon, true),
       new Settle(0, abandon, false),
       new AcceptSession("qf.fifo", undefined),
+    ]));
+
+  // Was: m1 again: the borrowed session ended when another client settled its message, which its
+  // receiver does not hear of.
+  test("a borrowed session stays held while its receiver has not settled its receipt", () =>
+    replay({}, [
+      new Send("qf.fifo", { sessionId: "s1" }),
+      new Receive("qf.fifo", 1),
+      new Settle(0, abandon, true),
+      new Receive("qf.fifo", 1),
     ]));
 
   // Was: qf-dlq.fifo counted 1: the session let go of its message before the queue was gone, and the

@@ -133,6 +133,8 @@ export class RabbitMqProvider implements QueueProvider {
   readonly #held: HeldMessages;
   readonly #remote: RemoteSettle;
   readonly #barriers = new SettleBarriers();
+  /** Borrowed sessions' messages settled by another client's receipt text, by receipt id: their receivers are not done with them yet. */
+  readonly #settledForAnother = new Map<string, () => void>();
   readonly #receivers = new Map<string, Receiver>();
   readonly #sessions = new Set<RabbitSession>();
   /** The lock queues of the sessions this client holds or is taking. */
@@ -152,11 +154,12 @@ export class RabbitMqProvider implements QueueProvider {
     this.#connection = new RabbitConnection(config.url, DEFAULT_OPERATION_TIMEOUT_MS);
     this.#catalog = new Catalog(this.#connection, this.#names.catalog);
     this.#held = new HeldMessages(this.#clock);
-    this.#remote = new RemoteSettle(this.#connection, (request) => this.#settleHere(request));
+    this.#remote = new RemoteSettle(this.#connection, (request) => this.#settleHere(request, true));
     this.#connection.onLost(() => {
       // The broker gave back every delivery of the lost connection, and the declarations may be gone.
       this.#held.clear();
       this.#declared.clear();
+      this.#settledForAnother.clear();
     });
     this.#sessionDeps = {
       connection: this.#connection,
@@ -521,17 +524,21 @@ export class RabbitMqProvider implements QueueProvider {
     const id = receipt.token.slice(0, at);
     const address = receipt.token.slice(at + 1);
     const own = await this.#remote.address();
-    if (address === own) return this.#settleHere({ ...request, id });
+    if (address === own) return this.#settleHere({ ...request, id }, false);
     return this.#remote.ask(address, { ...request, id }, context.timeoutMs);
   }
 
   /** Settles a delivery this client holds; resolves the new expiry of a renewal. */
-  async #settleHere(request: SettleRequest): Promise<number | undefined> {
-    const lockGone = () =>
-      new QueueError(
+  async #settleHere(request: SettleRequest, forAnother: boolean): Promise<number | undefined> {
+    const lockGone = () => {
+      // The receiver finds its receipt spent: it is done with it, and its borrowed session may end.
+      if (!forAnother) this.#settledForAnother.get(request.id)?.();
+      this.#settledForAnother.delete(request.id);
+      return new QueueError(
         "InvalidReceipt",
         "the lock of this receipt is gone: settled already, or its lock ended",
       );
+    };
     if (request.op === "renew") {
       const held = this.#held.get(request.id);
       if (held === undefined) throw lockGone();
@@ -575,8 +582,10 @@ export class RabbitMqProvider implements QueueProvider {
         );
       throw this.#connection.failure(error, `settle a message of ${held.queue}`);
     } finally {
-      // A borrowed session ends with the last settle of its messages, whichever client's receipt it came by.
-      held.released?.();
+      // A borrowed session ends once its receiver is done with each of its receipts: a settle by
+      // another client's receipt text waits for the receiver to find its own receipt spent.
+      if (!forAnother) held.released?.();
+      else if (held.released !== undefined) this.#settledForAnother.set(request.id, held.released);
     }
     return undefined;
   }

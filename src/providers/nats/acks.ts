@@ -1,4 +1,5 @@
 import { nanos } from "@nats-io/transport-node";
+import { apiAnswer } from "./api-answers.js";
 import type { NatsLink } from "./connection.js";
 import type { AckInfo } from "./pulls.js";
 
@@ -49,12 +50,22 @@ export async function removeDelivered(
   kind: "ack" | "term",
   what: string,
 ): Promise<boolean> {
-  const erased = await link.call(what, () =>
-    link.jsm.streams.deleteMessage(info.stream, info.streamSequence, true).catch((error: unknown) => {
-      if (!/no message found|not found/i.test(String((error as Error).message))) throw error;
+  const erased = await link
+    .ask(
+      what,
+      `$JS.API.STREAM.MSG.DELETE.${info.stream}`,
+      JSON.stringify({ seq: info.streamSequence }),
+      (answer) => apiAnswer<{ success: boolean }>(answer).success,
+    )
+    .catch((error: unknown) => {
+      // Gone: deleted or purged ("no message found"), past the stream's end (its queue made
+      // again: "stream store EOF"), or the stream itself.
+      if (!/no message found|not found|store EOF/i.test(String((error as Error).message))) throw error;
       return false;
-    }),
-  );
-  if (!link.nc.isClosed()) link.nc.publish(ackSubject, kind === "ack" ? "+ACK" : "+TERM");
+    });
+  // Only after an erase: JetStream 2.9 removes the message an ack names from a work-queue stream
+  // even when its consumer holds no such delivery, so a stale ack subject (the queue made again
+  // since, numbering from 1) would remove another message.
+  if (erased && !link.nc.isClosed()) link.nc.publish(ackSubject, kind === "ack" ? "+ACK" : "+TERM");
   return erased;
 }

@@ -1,9 +1,10 @@
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import type { ConnectionOptions, NatsConnection } from "@nats-io/transport-node";
+import type { ConnectionOptions, Msg, MsgHdrs, NatsConnection, Payload } from "@nats-io/transport-node";
 import { connect } from "@nats-io/transport-node";
 import { QueueError } from "../../core/errors.js";
 import type { NatsProviderConfig } from "./config.js";
 import { fromNatsError } from "./errors.js";
+import { Exchange } from "./exchange.js";
 
 /** How long a broken connection waits between attempts to come back (the library tries for ever). */
 const RECONNECT_WAIT_MS = 250;
@@ -20,9 +21,11 @@ export class NatsLink {
   #reconnects = 0;
   /** Ends the calls under way, when the connection drops. */
   readonly #inFlight = new Set<() => void>();
+  readonly #exchange: Exchange;
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, servers: string, timeoutMs: number) {
     this.nc = nc;
+    this.#exchange = new Exchange(nc);
     this.jsm = jsm;
     this.js = jetstream(nc, { timeout: timeoutMs });
     this.servers = servers;
@@ -107,25 +110,48 @@ export class NatsLink {
       );
   }
 
-  /** Runs a library call as `what`: at once `ConnectionFailed` while down, its errors as QueueErrors. */
-  async call<T>(what: string, run: () => Promise<T>): Promise<T> {
+  /**
+   * Sends a request as `what` with this turn's others (see {@link Exchange}) and resolves what
+   * `read` makes of its answer, as {@link call} runs a call (so `read`'s errors are QueueErrors too).
+   */
+  ask<T>(
+    what: string,
+    subject: string,
+    payload: Payload,
+    read: (answer: Msg) => T,
+    headers?: MsgHdrs,
+  ): Promise<T> {
+    const token = this.#exchange.token();
+    return this.call(
+      what,
+      async () => read(await this.#exchange.request(token, subject, payload, headers)),
+      () => this.#exchange.forget(token),
+    );
+  }
+
+  /**
+   * Runs a library call as `what`: at once `ConnectionFailed` while down, its errors as
+   * QueueErrors; `ended` runs once it is over, answered or not.
+   */
+  async call<T>(what: string, run: () => Promise<T>, ended?: () => void): Promise<T> {
     this.checkUp(what);
     let timer: NodeJS.Timeout | undefined;
     let cut: (() => void) | undefined;
     // A flush or a request the library would keep while reconnecting ends within the operation's
     // time, and one under way when the connection drops ends then: its answer is not coming.
-    const ended = new Promise<never>((_resolve, reject) => {
+    const over = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(this.#late(what)), this.timeoutMs);
       cut = () => reject(this.#down(what));
       this.#inFlight.add(cut);
     });
     try {
-      return await Promise.race([run(), ended]);
+      return await Promise.race([run(), over]);
     } catch (error) {
       throw this.error(error, what);
     } finally {
       clearTimeout(timer);
       if (cut !== undefined) this.#inFlight.delete(cut);
+      ended?.();
     }
   }
 

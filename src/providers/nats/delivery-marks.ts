@@ -30,15 +30,15 @@ export class DeliveryMarks {
    * answers, and only a key that exists is read and updated.
    */
   async spend(queue: string, info: AckInfo): Promise<number> {
-    const kv = await this.#bucket.open();
     const key = markKey(queue, info);
     const value = String(info.deliveryCount);
     const what = `settling a message of ${queue}`;
     try {
-      return await this.#link.call(what, () => kv.create(key, value));
+      return await this.#bucket.createNew(key, value, what);
     } catch (error) {
       if (!lostRace(error)) throw error;
     }
+    const kv = await this.#bucket.open();
     for (let attempt = 1; ; attempt++) {
       const entry = await this.#link.call(what, () => kv.get(key));
       const spent = entry === null || entry.operation !== "PUT" ? 0 : Number(entry.string());

@@ -1,4 +1,7 @@
+import { PubHeaders } from "@nats-io/jetstream";
 import { type KV, type KvEntry, Kvm, type KvOptions } from "@nats-io/kv";
+import { headers } from "@nats-io/transport-node";
+import { pubAck } from "./api-answers.js";
 import type { NatsLink } from "./connection.js";
 import { token } from "./names.js";
 
@@ -39,6 +42,24 @@ export class KvBucket {
     const kv = await this.open();
     const entry = await this.#link.call(what, () => kv.get(key));
     return entry === null || entry.operation !== "PUT" || entry.value.length === 0 ? undefined : entry;
+  }
+
+  /**
+   * Writes `value` to `key` only if the key holds nothing: a KV create without the library's
+   * fallback for a deleted or purged key (which holds a marker), which the caller reads and
+   * updates itself. Resolves the revision written; sent with the turn's other requests.
+   */
+  async createNew(key: string, value: string, what: string): Promise<number> {
+    await this.open();
+    const expect = headers();
+    expect.set(PubHeaders.ExpectedLastSubjectSequenceHdr, "0");
+    return this.#link.ask(
+      what,
+      `$KV.${this.#name}.${key}`,
+      value,
+      (answer) => pubAck(answer).sequence,
+      expect,
+    );
   }
 
   /** Purges every key of `queue`. */

@@ -1,6 +1,8 @@
+import { PubHeaders } from "@nats-io/jetstream";
 import type { MsgHdrs } from "@nats-io/transport-node";
 import { QueueError } from "../../core/errors.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
+import { pubAck } from "./api-answers.js";
 import type { NatsLink } from "./connection.js";
 import { type MessageMeta, metaHeaders } from "./message-mapping.js";
 import { queueNames } from "./names.js";
@@ -29,12 +31,6 @@ export async function publish(
   if (record.fifo && meta.sessionId === undefined && (meta.visibleAt ?? 0) === 0)
     throw new QueueError("Validation", `queue ${record.name} requires a session id on every message`);
   const headers: MsgHdrs = metaHeaders(meta, deduplicationId);
-  const ack = await link.call(what, () =>
-    link.js.publish(subjectFor(prefix, record, meta), body, {
-      headers,
-      expect: { streamName: queueNames(prefix, record.name).stream },
-      timeout: link.timeoutMs,
-    }),
-  );
-  return { duplicate: ack.duplicate, sequence: ack.seq };
+  headers.set(PubHeaders.ExpectedStreamHdr, queueNames(prefix, record.name).stream);
+  return link.ask(what, subjectFor(prefix, record, meta), body, pubAck, headers);
 }

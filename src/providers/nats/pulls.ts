@@ -80,6 +80,7 @@ export class Pulls {
       this.#open.add(sub);
       const unanswered = setTimeout(finish, PULL_ANSWER_MS);
       unanswered.unref();
+      // Published at once, to go out in one write with the subscription.
       this.#link.nc.publish(
         `$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`,
         JSON.stringify({ batch, no_wait: true }),

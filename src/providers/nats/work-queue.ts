@@ -65,6 +65,8 @@ export class WorkQueues {
   readonly #held = new Map<string, HeldWork>();
   /** Ack subjects settled by this client lately, so that a second settle is refused. */
   readonly #settledSubjects = new Set<string>();
+  /** How many held messages make the next receive sweep: twice what the last sweep kept, so many held within their locks do not make every receive scan them. */
+  #sweepAt = SWEEP_AT;
 
   constructor(deps: WorkQueueDeps) {
     this.#deps = deps;
@@ -109,7 +111,7 @@ export class WorkQueues {
   async #accept(record: QueueRecord, messages: Msg[], pulledAt: number): Promise<Delivery[]> {
     const out: Delivery[] = [];
     const now = this.#deps.clock.now();
-    if (this.#held.size >= SWEEP_AT) this.#sweep(now);
+    if (this.#held.size >= this.#sweepAt) this.#sweep(now);
     for (const message of messages) {
       const info = parseAckSubject(message.reply ?? "");
       if (info === undefined) continue;
@@ -339,6 +341,7 @@ export class WorkQueues {
 
   #sweep(now: number): void {
     for (const [subject, held] of this.#held) if (held.lockedUntil + 60_000 < now) this.#held.delete(subject);
+    this.#sweepAt = Math.max(SWEEP_AT, this.#held.size * 2);
   }
 
   /** Forgets every held message (the client closed). */

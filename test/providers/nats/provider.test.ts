@@ -204,6 +204,52 @@ describe("a queue deleted under its receipts", () => {
   });
 });
 
+describe("a queue made again under a receipt of the one before", () => {
+  it("refuses the old receipt and leaves the new queue's message of the same number free to complete", async () => {
+    const client = await prefixes.client(prefixes.prefix("again"));
+    try {
+      await client.admin.createQueue("orders");
+      await client.sendMessage("orders", "old");
+      const old = await client.receiveMessage("orders");
+      await client.admin.deleteQueue("orders");
+      await client.admin.createQueue("orders");
+      // The erase finds no message 1 on the new stream: the mark the complete spent is taken back.
+      expect(await codeOf(client.completeMessage(old!.receiptHandle))).toBe("InvalidReceipt");
+      await client.sendMessage("orders", "new");
+      const fresh = await client.receiveMessage("orders");
+      expect(fresh?.sequenceNumber).toBe(old?.sequenceNumber);
+      await client.completeMessage(fresh!.receiptHandle);
+      expect(await client.admin.getQueueStats("orders")).toMatchObject({ active: 0 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("delays another client set", () => {
+  it("are moved once they end while this client keeps receiving, never before", async () => {
+    const namespace = prefixes.prefix("delays");
+    const receiver = await prefixes.client(namespace);
+    const sender = await prefixes.client(namespace);
+    try {
+      await receiver.admin.createQueue("later");
+      // A look that found nothing due: the next comes when a delay is seen to end.
+      expect(await receiver.receiveMessage("later")).toBeNull();
+      const sentAt = Date.now();
+      await sender.sendMessage("later", { body: "soon", delayMs: 300 });
+      let received: string | undefined;
+      while (received === undefined && Date.now() - sentAt < 5_000) {
+        received = (await receiver.receiveMessage("later"))?.text();
+        if (received === undefined) await sleep(20);
+      }
+      expect(received).toBe("soon");
+      expect(Date.now() - sentAt).toBeGreaterThanOrEqual(300);
+    } finally {
+      await Promise.all([receiver.close(), sender.close()]);
+    }
+  });
+});
+
 describe("a connection lost and found again", () => {
   const ownPrefix = uniquePrefix("lost");
   let server: OwnNatsServer;

@@ -10,10 +10,12 @@ checkAgainstModel(
   { numRuns: 200, model: { time: "broker" } },
 );
 
-// With standard queues whose order is unspecified (RabbitMQ's): receives take them whole, compared as sets.
+// With standard queues whose order is unspecified and a next session the semantics do not name
+// (RabbitMQ's): receives take standard queues whole, compared as sets, and a step that takes the
+// next free session is made only while one is free.
 checkAgainstModel(
-  "memory on broker time, standard order unspecified",
+  "memory on broker time, standard order and next session unspecified",
   ({ clock, namespace }) =>
     createClient({ provider: { type: "memory", name: namespace, clock }, createQueues: false }),
-  { numRuns: 100, model: { time: "broker", standardOrder: "unspecified" } },
+  { numRuns: 100, model: { time: "broker", standardOrder: "unspecified", nextSession: "unspecified" } },
 );

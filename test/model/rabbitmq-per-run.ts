@@ -8,7 +8,9 @@ import { prefixPerNamespace, RABBITMQ_URL } from "../providers/rabbitmq/broker.j
  * (no run moves it); RabbitMQ has no deduplication; a plain receive of a FIFO queue takes the
  * messages of one free session, held as a session until each is settled (the session is a queue of
  * its own with an exclusive lock queue); a dead-letter queue another queue names cannot be deleted
- * (the broker would drop what it dead-letters there).
+ * (the broker would drop what it dead-letters there); a quorum queue hands a returned message out
+ * before the others or after them; the next free session is the one whose first message came
+ * first (AMQP cannot look at a session's next message without taking it).
  */
 export const RABBITMQ_SEMANTICS: ModelOptions = {
   time: "broker",
@@ -16,6 +18,7 @@ export const RABBITMQ_SEMANTICS: ModelOptions = {
   fifoReceive: "session",
   deadLetterQueueDeletion: "refused",
   standardOrder: "unspecified",
+  nextSession: "unspecified",
 };
 
 /** Clients of the rabbitmq provider with one queue prefix per run, shared by the run's two clients, deleted when the next run begins. */

@@ -38,13 +38,12 @@ import { BrokerNames } from "./names.js";
 import { RabbitMqAdmin } from "./rabbitmq-admin.js";
 import { Receiver } from "./receiver.js";
 import { RemoteSettle, type SettleRequest } from "./remote-settle.js";
+import { awaitReady } from "./returns.js";
 import { RabbitSession, SESSION_POLL_MS, type SessionDeps } from "./sessions.js";
 import { SettleBarriers } from "./settle-barrier.js";
 
 /** The longest delay: a holding queue's `x-message-ttl` is a 32-bit count of milliseconds. */
 export const RABBITMQ_MAX_DELAY_MS = 2_147_483_647;
-/** How long an abandon waits for the queue's count to show the message back (real time: the broker's own lag). */
-const RETURN_WAIT_MS = 2_000;
 
 /** The refusals that concern one message of a batch, not the call. */
 const PER_MESSAGE: ReadonlySet<string> = new Set(["Validation", "MessageTooLarge", "Unsupported"]);
@@ -591,10 +590,9 @@ export class RabbitMqProvider implements QueueProvider {
   }
 
   /**
-   * An abandon: nack with requeue. A quorum queue applies the return after its log is written, and
-   * its counts (a passive declare) read what is applied, so the abandon resolves once the count
-   * shows the message back, unless a consumer may have taken it already or the return dead-letters
-   * it, or {@link RETURN_WAIT_MS} passed.
+   * An abandon: nack with requeue, resolved once the queue counts the message back (or, when the
+   * return dead-letters it, the dead-letter queue counts it), or this client's consumer got it
+   * back, or another client's consumer may have taken it: see {@link awaitReady}.
    */
   async #abandonNow(held: Held): Promise<undefined> {
     const { channel, record } = held;
@@ -618,15 +616,10 @@ export class RabbitMqProvider implements QueueProvider {
     );
     try {
       channel.nack(held.message, false, true);
-      const deadline = Date.now() + RETURN_WAIT_MS;
-      for (;;) {
-        const after = await channel.checkQueue(watched);
-        if (after.messageCount > before.messageCount || watch?.returned === true) return undefined;
-        // Another client's consumer may have taken it.
-        if (before.consumerCount > (ours === undefined ? 0 : 1)) return undefined;
-        if (Date.now() > deadline) return undefined;
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
+      // Another client's consumer may have taken it.
+      if (before.consumerCount > (ours === undefined ? 0 : 1)) return undefined;
+      await awaitReady(channel, watched, before.messageCount + 1, () => watch?.returned === true);
+      return undefined;
     } finally {
       watch?.stop();
     }

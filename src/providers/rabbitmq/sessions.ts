@@ -8,6 +8,7 @@ import type { QueueRecord } from "../../rules/queue-records.js";
 import { isNotFound, type RabbitConnection } from "./connection.js";
 import { declareSessionState } from "./declarations.js";
 import type { BrokerNames } from "./names.js";
+import { awaitReady } from "./returns.js";
 
 /** How often a session receive that found nothing looks again, and an accept of the next session. */
 export const SESSION_POLL_MS = 50;
@@ -253,10 +254,28 @@ export class RabbitSession implements SessionProvider {
   async release(): Promise<void> {
     if (this.#lost) return;
     this.#end();
-    for (const id of [...this.#held]) this.#deps.giveBack(id);
+    await this.#giveBackHeld();
     await this.#unlock();
     // Only now may this client take the session again: its lock queue is gone.
     this.#ended(this);
+  }
+
+  /**
+   * Gives back the messages this session holds, and waits until the session's queue counts them:
+   * the next holder of the session must find them before the messages sent after them.
+   */
+  async #giveBackHeld(): Promise<void> {
+    const held = [...this.#held];
+    if (held.length === 0) return;
+    const brokerQueue = this.#deps.names.session(this.#queue, this.sessionId);
+    try {
+      const { messageCount } = await this.#channel.checkQueue(brokerQueue);
+      for (const id of held) this.#deps.giveBack(id);
+      await awaitReady(this.#channel, brokerQueue, messageCount + held.length);
+    } catch {
+      // The channel or the queue is gone: the broker took back what the channel held.
+      for (const id of held) this.#deps.giveBack(id);
+    }
   }
 
   /** Deletes the lock queue (which the connection would otherwise keep) and closes the session's channel. */

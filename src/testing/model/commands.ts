@@ -116,9 +116,9 @@ export class Receive implements WorldCommand {
     readonly queue: string,
     readonly max: number,
   ) {}
-  /** Always possible. */
-  check(): true {
-    return true;
+  /** Always possible, but where the provider picks the session a receive borrows and more than one is free. */
+  check(world: Readonly<World>): boolean {
+    return !world.model.nextSessionUnspecified(this.queue);
   }
   /** Receives on both sides and compares what came, in order. */
   async run(_: World, world: World): Promise<void> {
@@ -249,7 +249,10 @@ export class AcceptSession implements WorldCommand {
   ) {}
   /** Which session is next is not specified where the queue's order is not. */
   check(world: Readonly<World>): boolean {
-    return this.sessionId !== undefined || !world.model.orderUnspecified(this.queue);
+    return (
+      this.sessionId !== undefined ||
+      (!world.model.orderUnspecified(this.queue) && !world.model.nextSessionUnspecified(this.queue))
+    );
   }
   /** Accepts on both sides without waiting; both must hold the same session until the same moment. */
   async run(_: World, world: World): Promise<void> {

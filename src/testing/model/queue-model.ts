@@ -163,6 +163,14 @@ export interface ModelOptions {
    * standard queue take it whole and are compared as sets.
    */
   standardOrder?: "arrival" | "unspecified";
+  /**
+   * Which free session of a FIFO queue an accept of any session (or a plain receive that borrows
+   * one) takes: the one whose oldest ready message is oldest (`"oldest-message"`, the default), or
+   * one the semantics do not name (`"unspecified"`: the rabbitmq provider offers sessions in the
+   * order their first messages came, as AMQP cannot look at a session's next message without taking
+   * it). Such a step is then made only while at most one session is free with messages ready.
+   */
+  nextSession?: "oldest-message" | "unspecified";
 }
 
 /** Queue settings whose defaults a provider may choose otherwise. */
@@ -283,6 +291,14 @@ export class QueueModel {
     if (this.#options.standardOrder === "unspecified" && this.#queues.has(name) && !this.isFifo(name))
       return true;
     return this.#unordered.has(name) || this.takesDeadLetters(name);
+  }
+
+  /** True when a step that takes the next free session of `name` would depend on which one the provider picks. */
+  nextSessionUnspecified(name: string): boolean {
+    const queue = this.#queues.get(name);
+    if (this.#options.nextSession !== "unspecified" || queue === undefined || !queue.settings.fifo)
+      return false;
+    return this.#freeGroups(queue).length > 1;
   }
 
   /** True when some queue dead-letters into `name`. */

@@ -65,7 +65,10 @@ export class WorkQueues {
   readonly #held = new Map<string, HeldWork>();
   /** Ack subjects settled by this client lately, so that a second settle is refused. */
   readonly #settledSubjects = new Set<string>();
-  /** How many held messages make the next receive sweep: twice what the last sweep kept, so many held within their locks do not make every receive scan them. */
+  /**
+   * How many held messages make a receive sweep: twice what the last sweep kept, so that many
+   * held within their locks do not make every receive scan them.
+   */
   #sweepAt = SWEEP_AT;
 
   constructor(deps: WorkQueueDeps) {
@@ -281,11 +284,10 @@ export class WorkQueues {
     act: (held: HeldWork) => Promise<void>,
   ): Promise<void> {
     const held = await this.#holding(receipt, ackSubject);
-    try {
-      if (!(await this.#stored(held))) throw notStored(receipt.queue);
-    } catch (error) {
-      if (QueueError.is(error, "InvalidReceipt")) this.#held.delete(ackSubject);
-      throw error;
+    // Purged, or its queue deleted: JetStream would take the nak or the term and say nothing.
+    if (!(await this.#stored(held))) {
+      this.#held.delete(ackSubject);
+      throw notStored(receipt.queue);
     }
     await this.#spend(receipt, ackSubject, held);
     await act(held);

@@ -1,9 +1,24 @@
 import { PubHeaders } from "@nats-io/jetstream";
 import { type KV, type KvEntry, Kvm, type KvOptions } from "@nats-io/kv";
-import { headers } from "@nats-io/transport-node";
+import { Empty, headers, type Msg } from "@nats-io/transport-node";
+import { QueueError } from "../../core/errors.js";
 import { pubAck } from "./api-answers.js";
 import type { NatsLink } from "./connection.js";
 import { token } from "./names.js";
+
+/** What a bucket's readers take of an entry. */
+export type KvValue = Pick<KvEntry, "value" | "string" | "json">;
+
+/** The value a direct get of a key's last entry answered, when live. */
+function liveValue(answer: Msg): KvValue | undefined {
+  const status = answer.headers?.code ?? 0;
+  if (status === 404) return undefined;
+  if (status !== 0)
+    throw new QueueError("Provider", `a direct get answered ${status} ${answer.headers?.description ?? ""}`);
+  const operation = answer.headers?.get("KV-Operation") ?? "";
+  if (operation !== "" || answer.data.length === 0) return undefined;
+  return { value: answer.data, string: () => answer.string(), json: <T>() => answer.json<T>() };
+}
 
 /**
  * A KV bucket of the provider, made on first use by whichever process comes first (a create of
@@ -15,6 +30,8 @@ export class KvBucket {
   readonly #name: string;
   readonly #options: Partial<KvOptions>;
   #kv: Promise<KV> | undefined;
+  /** Whether the bucket answers direct gets (all made by this library do), read when opened. */
+  #direct = false;
 
   constructor(link: NatsLink, name: string, options: Partial<KvOptions>) {
     this.#link = link;
@@ -28,7 +45,9 @@ export class KvBucket {
       .call(`opening the bucket ${this.#name}`, async () => {
         const kvm = new Kvm(this.#link.nc);
         // Two processes making it at once: the one that lost opens what the other made.
-        return kvm.create(this.#name, this.#options).catch(() => kvm.open(this.#name));
+        const kv = await kvm.create(this.#name, this.#options).catch(() => kvm.open(this.#name));
+        this.#direct = (await kv.status()).streamInfo.config.allow_direct === true;
+        return kv;
       })
       .catch((error: unknown) => {
         this.#kv = undefined;
@@ -37,11 +56,18 @@ export class KvBucket {
     return this.#kv;
   }
 
-  /** The live entry of `key` (not deleted, not empty), or undefined. */
-  async entry(key: string, what: string): Promise<KvEntry | undefined> {
+  /**
+   * The live value of `key` (not deleted, not empty), or undefined: by a direct get sent with the
+   * turn's other requests (a catalog read comes before every send and receive).
+   */
+  async entry(key: string, what: string): Promise<KvValue | undefined> {
     const kv = await this.open();
-    const entry = await this.#link.call(what, () => kv.get(key));
-    return entry === null || entry.operation !== "PUT" || entry.value.length === 0 ? undefined : entry;
+    if (!this.#direct) {
+      const entry = await this.#link.call(what, () => kv.get(key));
+      return entry === null || entry.operation !== "PUT" || entry.value.length === 0 ? undefined : entry;
+    }
+    const subject = `$KV.${this.#name}.${key}`;
+    return this.#link.ask(what, `$JS.API.DIRECT.GET.KV_${this.#name}.${subject}`, Empty, liveValue);
   }
 
   /**

@@ -40,6 +40,11 @@ export class DelayMover {
     this.#looks = new DelayLooks(deps.link, deps.prefix, deps.clock, LOOK_AGAIN_MS);
   }
 
+  /** Whether a delay on `queue` may have ended, so that {@link moveDue} would look. */
+  mayBeDue(queue: string): boolean {
+    return this.#looks.due(this.#deps.catalog.names(queue).delayed);
+  }
+
   /** Moves the delayed messages of `record` whose delay has ended. */
   async moveDue(record: QueueRecord): Promise<void> {
     const names = this.#deps.catalog.names(record.name);

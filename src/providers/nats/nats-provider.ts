@@ -271,15 +271,21 @@ export class NatsProvider implements QueueProvider {
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
     const signal = AbortSignal.any([context.signal, this.#closing.signal]);
+    // One that does not wait pulls while the queue's record is read (see WorkQueues.pullAhead).
+    let ahead = waitMs === 0 ? this.#work.pullAhead(queue, maxMessages) : undefined;
     try {
       const record = await this.#forRead(queue, waitMs, signal);
       if (record === undefined) return [];
       if (record.fifo) return await this.#borrow(record, maxMessages, waitMs, signal);
-      return await this.#work.receive(record, maxMessages, waitMs, signal);
+      const taken = ahead;
+      ahead = undefined;
+      return await this.#work.receive(record, maxMessages, waitMs, signal, taken);
     } catch (error) {
       // A receive the client's close cut short resolves empty, as a wait that ended does.
       if (this.#closed) return [];
       throw error;
+    } finally {
+      if (ahead !== undefined) this.#work.giveBack(ahead);
     }
   }
 

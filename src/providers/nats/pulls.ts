@@ -94,6 +94,11 @@ export class Pulls {
     });
   }
 
+  /** Gives back a message pulled for a receive that will not take it. */
+  giveBack(message: Msg): void {
+    this.#stray(message);
+  }
+
   #open(): Inbox {
     const subject = `${this.#inbox}.${++this.#next}`;
     const inbox: Inbox = {

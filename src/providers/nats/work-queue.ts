@@ -16,6 +16,12 @@ import { storedMessage } from "./stored-message.js";
 import { transfer } from "./transfer.js";
 import { Wakeup } from "./wakeups.js";
 
+/** A pull sent and when: its locks run from then. */
+export interface PullAhead {
+  readonly pulledAt: number;
+  readonly pulled: Promise<Msg[]>;
+}
+
 /** The kind mark of a receipt token for a message of a plain queue (its ack subject follows). */
 export const WORK_RECEIPT = "a";
 
@@ -83,18 +89,22 @@ export class WorkQueues {
    * one whose reply subject lost interest, but counts that as a delivery undone, and the next
    * delivery of a message abandoned meanwhile then shows the count it had before.
    */
-  async receive(record: QueueRecord, max: number, waitMs: number, signal: AbortSignal): Promise<Delivery[]> {
-    const { clock, pulls, link } = this.#deps;
+  async receive(
+    record: QueueRecord,
+    max: number,
+    waitMs: number,
+    signal: AbortSignal,
+    ahead?: PullAhead,
+  ): Promise<Delivery[]> {
+    const { clock, link } = this.#deps;
     const names = this.#deps.catalog.names(record.name);
     const deadline = clock.now() + waitMs;
     const wakeup = waitMs > 0 ? new Wakeup(link, names.ready) : undefined;
     try {
-      for (;;) {
-        link.checkUp(`receiving from ${record.name}`);
-        await this.#deps.delays.moveDue(record);
-        const pulledAt = clock.now();
-        const pulled = await pulls.pull(names.stream, names.workConsumer, max);
-        const ready = await this.#accept(record, pulled, pulledAt);
+      for (let first = ahead; ; first = undefined) {
+        const look = first ?? (await this.#look(record, max));
+        const pulled = await look.pulled;
+        const ready = await this.#accept(record, pulled, look.pulledAt);
         if (ready.length > 0 || signal.aborted) return ready;
         // All of them dead-lettered or dropped: look again before waiting.
         if (pulled.length > 0) continue;
@@ -105,6 +115,39 @@ export class WorkQueues {
     } finally {
       wakeup?.close();
     }
+  }
+
+  /** Moves the delayed messages of `record` that are due, then pulls up to `max`. */
+  async #look(record: QueueRecord, max: number): Promise<PullAhead> {
+    this.#deps.link.checkUp(`receiving from ${record.name}`);
+    await this.#deps.delays.moveDue(record);
+    return this.#pull(record.name, max);
+  }
+
+  #pull(queue: string, max: number): PullAhead {
+    const names = this.#deps.catalog.names(queue);
+    return {
+      pulledAt: this.#deps.clock.now(),
+      pulled: this.#deps.pulls.pull(names.stream, names.workConsumer, max),
+    };
+  }
+
+  /**
+   * The first pull of a receive from `queue` that does not wait, sent with the read of its record
+   * (a plain queue is the common case, a FIFO queue's work consumer never holds anything), unless
+   * a delay there may have ended (moved first) or the connection is down. Given to {@link receive},
+   * or to {@link giveBack} when the queue turns out to be FIFO or missing.
+   */
+  pullAhead(queue: string, max: number): PullAhead | undefined {
+    if (!this.#deps.link.up || this.#deps.delays.mayBeDue(queue)) return undefined;
+    return this.#pull(queue, max);
+  }
+
+  /** Gives back at once what a pull ahead brought. */
+  giveBack(ahead: PullAhead): void {
+    void ahead.pulled.then((messages) => {
+      for (const message of messages) this.#deps.pulls.giveBack(message);
+    });
   }
 
   /**

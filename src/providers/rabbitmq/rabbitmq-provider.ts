@@ -618,7 +618,13 @@ export class RabbitMqProvider implements QueueProvider {
       channel.nack(held.message, false, true);
       // Another client's consumer may have taken it.
       if (before.consumerCount > (ours === undefined ? 0 : 1)) return undefined;
-      await awaitReady(channel, watched, before.messageCount + 1, () => watch?.returned === true);
+      // A consumer of this client with room to take it gets it: until then it may show as ready
+      // and be on its way to the consumer, counted nowhere.
+      const room =
+        ours !== undefined &&
+        this.#held.countOf(new Set([held.brokerQueue])) + ours.buffered < this.#prefetch;
+      const ready = room ? Number.POSITIVE_INFINITY : before.messageCount + 1;
+      await awaitReady(channel, watched, ready, () => watch?.returned === true);
       return undefined;
     } finally {
       watch?.stop();

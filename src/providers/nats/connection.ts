@@ -1,4 +1,4 @@
-import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { type JetStreamManager, jetstreamManager } from "@nats-io/jetstream";
 import type { ConnectionOptions, Msg, MsgHdrs, NatsConnection, Payload } from "@nats-io/transport-node";
 import { connect } from "@nats-io/transport-node";
 import { QueueError } from "../../core/errors.js";
@@ -12,7 +12,6 @@ const RECONNECT_WAIT_MS = 250;
 /** One NATS connection with JetStream, and whether it is up right now. */
 export class NatsLink {
   readonly nc: NatsConnection;
-  readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
   /** The servers as the config names them, for error messages (no credentials: they are apart in the config). */
   readonly servers: string;
@@ -27,7 +26,6 @@ export class NatsLink {
     this.nc = nc;
     this.#exchange = new Exchange(nc);
     this.jsm = jsm;
-    this.js = jetstream(nc, { timeout: timeoutMs });
     this.servers = servers;
     this.timeoutMs = timeoutMs;
     void this.#watch();

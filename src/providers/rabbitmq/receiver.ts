@@ -28,7 +28,7 @@ export const CONSUMER_IDLE_MS = 250;
  * receipt is valid on the channel that received it). A lone receive takes messages with basic.get,
  * one round trip each, and buffers nothing. A receive that waits, or that follows another within
  * {@link CONSUMER_IDLE_MS} (a receive loop), starts the consumer, which pushes deliveries (up to
- * prefetch) into a buffer the receives take from; a receive that finds the buffer empty still asks
+ * prefetch) into a buffer the receives take from; a receive that finds the buffer short still asks
  * with basic.get, which prefetch does not limit, before it waits. The consumer stays, one per queue
  * per client, while receives keep coming; {@link CONSUMER_IDLE_MS} after the last one it is
  * cancelled and what it buffered is given back, so a client that stopped receiving holds nothing
@@ -132,21 +132,17 @@ export class Receiver {
     if (inLoop) await this.#consume(channel);
     const messages = this.#buffer.splice(0, max);
     try {
-      // The consumer pushes no more than prefetch allows: an empty buffer may hide ready messages.
-      let empty = 0;
-      if (messages.length === 0)
-        while (messages.length < max) {
-          const got = await channel.get(this.brokerQueue, { noAck: false });
-          if (got !== false) {
-            messages.push(got);
-            continue;
-          }
-          // A quorum queue may answer a get before it sends the consumer what it gave it in the
-          // same step; the answer to a second get comes after those deliveries.
-          if (this.#consuming !== undefined && ++empty < 2) continue;
+      // A short buffer is topped up with basic.get, which prefetch does not limit; the get's empty
+      // answer comes after the deliveries the queue gave the consumer before it, so those are taken
+      // too, and a receive that does not wait finds every message the queue had when it asked.
+      while (messages.length < max) {
+        const got = await channel.get(this.brokerQueue, { noAck: false });
+        if (got === false) {
           messages.push(...this.#buffer.splice(0, max - messages.length));
           break;
         }
+        messages.push(got);
+      }
     } catch (error) {
       if (isNotFound(error))
         throw new QueueError("QueueNotFound", `queue ${this.brokerQueue} does not exist`);

@@ -351,8 +351,14 @@ export class WorkQueues {
   #settled(ackSubject: string): void {
     this.#held.delete(ackSubject);
     this.#settledSubjects.add(ackSubject);
-    if (this.#settledSubjects.size > SWEEP_AT * 4)
-      this.#settledSubjects.delete(this.#settledSubjects.values().next().value!);
+    if (this.#settledSubjects.size <= SWEEP_AT * 4) return;
+    // The oldest go a batch at a time: dropping one per settle makes each find the first live
+    // entry past all those dropped before.
+    let drop = SWEEP_AT;
+    for (const subject of this.#settledSubjects) {
+      this.#settledSubjects.delete(subject);
+      if (--drop === 0) break;
+    }
   }
 
   /**

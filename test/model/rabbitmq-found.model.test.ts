@@ -76,6 +76,22 @@ describe("found by the model: rabbitmq", () => {
       { maxDeliveryCount: 1 },
     ));
 
+  // Was: m2 first: the closed session's nack of m1 put it behind m2 (a quorum queue may put a
+  // returned message last); what a session holds now goes back ahead of the rest, in order.
+  test("a session closed with a message held gives it back before the messages sent after it", () =>
+    replay(
+      {},
+      [
+        new Send("qf.fifo", { sessionId: "s1" }),
+        new AcceptSession("qf.fifo", undefined),
+        new UseSession(0, { kind: "receive", max: 1 }),
+        new Send("qf.fifo", { sessionId: "s1" }),
+        new UseSession(0, { kind: "close" }),
+        new Receive("qf.fifo", 1),
+      ],
+      { deadLetterQueue: null },
+    ));
+
   // Was: 7 of 11: a basic.get found the queue empty while the deliveries the consumer had just been
   // given were still on their way.
   test("a receive in a loop takes every message sent before it", () =>

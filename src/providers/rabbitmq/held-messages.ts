@@ -1,6 +1,7 @@
 import type { Channel, Message } from "amqplib";
 import type { Clock, TimerHandle } from "../../core/clock.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
+import type { Returned } from "./returns.js";
 
 /** A message handed out under a lock: the delivery stays unacknowledged on its channel until settled. */
 export interface Held {
@@ -16,6 +17,8 @@ export interface Held {
   timer: TimerHandle;
   /** Called when the message stops being held (settled, given back at its lock's end, or its channel gone). */
   readonly released: (() => void) | undefined;
+  /** For a session's message: takes it back into the session, which hands it out again first. */
+  readonly keep: ((returned: Returned) => void) | undefined;
 }
 
 /** What {@link HeldMessages.hold} needs of a delivery. */
@@ -80,16 +83,21 @@ export class HeldMessages {
     return true;
   }
 
-  /** Gives the delivery of `id` back to its queue (its lock ended, or its session let go). */
+  /** Gives the delivery of `id` back to its queue, or to its session (its lock ended). */
   giveBack(id: string): void {
     const held = this.#byId.get(id);
     if (held === undefined) return;
-    this.#forget(held);
-    try {
-      held.channel.nack(held.message, false, true);
-    } catch {
-      // The channel is gone: the broker gave the message back when it closed.
-    }
+    held.timer.cancel();
+    this.#byId.delete(held.id);
+    // Back to its session first: `released` may let the session go, which puts back what it took.
+    if (held.keep !== undefined) held.keep({ message: held.message, deliveries: held.deliveryCount });
+    else
+      try {
+        held.channel.nack(held.message, false, true);
+      } catch {
+        // The channel is gone: the broker gave the message back when it closed.
+      }
+    held.released?.();
   }
 
   /** Forgets every message held on `channel`, which closed: the broker gave them back. */

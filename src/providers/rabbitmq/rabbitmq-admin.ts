@@ -25,10 +25,12 @@ export interface AdminDeps {
   readonly defaults: QueueDefaults;
   readonly clock: Clock;
   readonly held: HeldMessages;
-  /** Deliveries this client's consumers hold unhanded, by broker queue. */
+  /** Deliveries this client holds unhanded (buffered by a consumer, or taken back by a session), by broker queue. */
   buffered(brokerQueue: string): number;
   /** Gives back what this client's consumer of `brokerQueue` buffered, so that the broker has it ready. */
   letGo(brokerQueue: string): Promise<void>;
+  /** Removes the messages of `brokerQueue` this client's sessions took back (a purge); how many. */
+  dropKept(brokerQueue: string): number;
   /** Stops this client's consumers of the broker queues of a deleted queue. */
   forget(queue: string, brokerQueues: readonly string[]): Promise<void>;
   /** The broker queue a message of `queue` with `sessionId` goes to (declaring a session's queues). */
@@ -161,7 +163,10 @@ export class RabbitMqAdmin implements QueueAdmin {
       taken.channel.ack(taken.message);
       removed++;
     }
-    for (const brokerQueue of messages) await this.#deps.letGo(brokerQueue);
+    for (const brokerQueue of messages) {
+      await this.#deps.letGo(brokerQueue);
+      removed += this.#deps.dropKept(brokerQueue);
+    }
     await this.#channel(async (channel) => {
       for (const brokerQueue of [...messages, ...delayed]) {
         try {

@@ -38,8 +38,8 @@ import { BrokerNames } from "./names.js";
 import { RabbitMqAdmin } from "./rabbitmq-admin.js";
 import { Receiver } from "./receiver.js";
 import { RemoteSettle, type SettleRequest } from "./remote-settle.js";
-import { awaitReady } from "./returns.js";
-import { RabbitSession, SESSION_POLL_MS, type SessionDeps } from "./sessions.js";
+import { awaitReady, type Returned } from "./returns.js";
+import { RabbitSession, SESSION_POLL_MS, type SessionDeps, type SessionHandOut } from "./sessions.js";
 import { SettleBarriers } from "./settle-barrier.js";
 
 /** The longest delay: a holding queue's `x-message-ttl` is a 32-bit count of milliseconds. */
@@ -164,14 +164,14 @@ export class RabbitMqProvider implements QueueProvider {
       connection: this.#connection,
       names: this.#names,
       clock: this.#clock,
-      handOut: (queue, record, brokerQueue, channel, message, released, lockedUntil) =>
-        this.#handOut(queue, record, brokerQueue, channel, message, released, lockedUntil),
+      handOut: (queue, record, brokerQueue, channel, message, session) =>
+        this.#handOut(queue, record, brokerQueue, channel, message, session),
       extend: (id, until) => this.#held.extend(id, until),
       complete: (receipt, context) => this.completeMessage(receipt, context),
       abandon: (receipt, delayMs, context) => this.abandonMessage(receipt, delayMs, context),
       deadLetter: (receipt, reason, description, context) =>
         this.deadLetterMessage(receipt, reason, description, context),
-      giveBack: (id) => this.#held.giveBack(id),
+      take: (id) => this.#held.take(id),
     };
     this.#admin = new RabbitMqAdmin({
       connection: this.#connection,
@@ -180,8 +180,12 @@ export class RabbitMqProvider implements QueueProvider {
       defaults: this.#defaults,
       clock: this.#clock,
       held: this.#held,
-      buffered: (brokerQueue) => this.#receivers.get(brokerQueue)?.buffered ?? 0,
+      buffered: (brokerQueue) =>
+        (this.#receivers.get(brokerQueue)?.buffered ?? 0) +
+        [...this.#sessions].reduce((sum, session) => sum + session.keptOf(brokerQueue), 0),
       letGo: async (brokerQueue) => this.#receivers.get(brokerQueue)?.letGo(),
+      dropKept: (brokerQueue) =>
+        [...this.#sessions].reduce((sum, session) => sum + session.dropKept(brokerQueue), 0),
       forget: (queue, brokerQueues) => this.#forget(queue, brokerQueues),
       target: (entry, sessionId) => this.#target(entry, sessionId),
       lockSession: (entry, sessionId) => this.#lock(entry, sessionId, false),
@@ -336,7 +340,7 @@ export class RabbitMqProvider implements QueueProvider {
       }
       const received: ReceivedMessage[] = [];
       for (const message of taken.messages) {
-        const out = await this.#handOut(queue, entry.record, brokerQueue, taken.channel, message, undefined);
+        const out = await this.#handOut(queue, entry.record, brokerQueue, taken.channel, message);
         if (out !== undefined) received.push(out.message);
       }
       if (received.length > 0 || this.#clock.now() >= deadline || context.signal.aborted) return received;
@@ -397,8 +401,9 @@ export class RabbitMqProvider implements QueueProvider {
   }
 
   /**
-   * Hands a delivery out under a lock, or, when its time to live ended or it was delivered more
-   * often than its queue allows, dead-letters (or drops) it instead and hands nothing out.
+   * Hands a delivery out under a lock (a session's, for a message of a session), or, when its time
+   * to live ended or it was delivered more often than its queue allows, dead-letters (or drops) it
+   * instead and hands nothing out.
    */
   async #handOut(
     queue: string,
@@ -406,11 +411,10 @@ export class RabbitMqProvider implements QueueProvider {
     brokerQueue: string,
     channel: Channel,
     message: Message,
-    released: (() => void) | undefined,
-    sessionLockedUntil?: number,
+    session?: SessionHandOut,
   ): Promise<{ message: ReceivedMessage; id: string } | undefined> {
     const now = this.#clock.now();
-    const deliveryCount = deliveriesBefore(message, brokerQueue) + 1;
+    const deliveryCount = (session?.deliveries ?? deliveriesBefore(message, brokerQueue)) + 1;
     const attributes = receivedAttributes(message, this.#names);
     // A dead letter is kept whatever its time to live was.
     const expiresAt =
@@ -427,7 +431,7 @@ export class RabbitMqProvider implements QueueProvider {
       channel.ack(message);
       return undefined;
     }
-    const lockedUntil = sessionLockedUntil ?? now + record.lockDurationMs;
+    const lockedUntil = session?.lockedUntil ?? now + record.lockDurationMs;
     const id = this.#held.hold({
       queue,
       brokerQueue,
@@ -436,7 +440,8 @@ export class RabbitMqProvider implements QueueProvider {
       message,
       deliveryCount,
       lockedUntil,
-      released,
+      released: session?.released,
+      keep: session?.keep,
     });
     const address = await this.#remote.address();
     const receipt = new ReceiptHandle(this.providerType, queue, `${id}@${address}`, lockedUntil);
@@ -595,6 +600,7 @@ export class RabbitMqProvider implements QueueProvider {
    * back, or another client's consumer may have taken it: see {@link awaitReady}.
    */
   async #abandonNow(held: Held): Promise<undefined> {
+    if (held.keep !== undefined) return this.#abandonInSession(held, held.keep);
     const { channel, record } = held;
     // The return that uses the last delivery makes the broker dead-letter it: its count is watched there.
     const deadLetters =
@@ -632,21 +638,39 @@ export class RabbitMqProvider implements QueueProvider {
   }
 
   /**
+   * An abandon of a session's message: the message stays on the session's channel and the session
+   * hands it out again before anything else, so the session's order holds (a quorum queue may put
+   * a nacked message behind the others); when the session is let go it goes back first. The
+   * abandon that uses the last delivery the queue allows dead-letters instead.
+   */
+  async #abandonInSession(held: Held, keep: (returned: Returned) => void): Promise<undefined> {
+    if (await this.#deadLetteredAsLast(held)) await this.#barriers.applied(held.channel, held.brokerQueue);
+    else keep({ message: held.message, deliveries: held.deliveryCount });
+    return undefined;
+  }
+
+  /** Dead-letters `held` when this delivery was the last its queue allows, as the broker would on a return; true when it did. */
+  async #deadLetteredAsLast(held: Held): Promise<boolean> {
+    const { record } = held;
+    if (
+      record.maxDeliveryCount === null ||
+      record.deadLetterQueue === null ||
+      held.deliveryCount < record.maxDeliveryCount
+    )
+      return false;
+    await this.#publishDeadLetter(record, held.message, DEAD_LETTER_REASONS.maxDeliveryCount, undefined);
+    held.channel.ack(held.message);
+    return true;
+  }
+
+  /**
    * An abandon with a delay: a copy goes (confirmed) to the holding queue for that delay, carrying
    * the deliveries so far, then the delivery is acknowledged. The abandon that uses the last
    * delivery the queue allows dead-letters instead, as the broker would on a plain abandon.
    */
   async #abandonLater(held: Held, delayMs: number): Promise<void> {
     const { record } = held;
-    if (
-      record.maxDeliveryCount !== null &&
-      record.deadLetterQueue !== null &&
-      held.deliveryCount >= record.maxDeliveryCount
-    ) {
-      await this.#publishDeadLetter(record, held.message, DEAD_LETTER_REASONS.maxDeliveryCount, undefined);
-      held.channel.ack(held.message);
-      return;
-    }
+    if (await this.#deadLetteredAsLast(held)) return;
     const parts = copyParts(held.message, (headers) => {
       headers[HEADERS.deliveries] = `${held.deliveryCount}@${held.brokerQueue}`;
     });

@@ -1,4 +1,6 @@
-import type { Channel } from "amqplib";
+import type { Channel, Message } from "amqplib";
+import type { Publisher } from "./connection.js";
+import { copyParts, deliveriesBefore, HEADERS } from "./message-mapping.js";
 
 /** How long a return is waited for to show in its queue's count (real time: the broker's own lag). */
 export const RETURN_WAIT_MS = 2_000;
@@ -21,4 +23,44 @@ export async function awaitReady(
     if (messageCount >= ready || elsewhere() || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
+}
+
+/** A delivery to put back, with the deliveries its message has had. */
+export interface Returned {
+  readonly message: Message;
+  readonly deliveries: number;
+}
+
+/** Orders deliveries of one channel as they were taken: by delivery tag. */
+export function byDeliveryTag(a: Returned, b: Returned): number {
+  return a.message.fields.deliveryTag - b.message.fields.deliveryTag;
+}
+
+/**
+ * Puts `first` back at the head of `brokerQueue`, in their order, ahead of every message it holds
+ * now: a quorum queue (3.10) may put a nacked message behind the others, which a session's order
+ * cannot have. The rest of the queue is taken on `channel`, copies of all are published in order
+ * (confirmed), each carrying its deliveries, and then every original is acknowledged.
+ */
+export async function putBackFirst(
+  channel: Channel,
+  publisher: Publisher,
+  brokerQueue: string,
+  first: readonly Returned[],
+): Promise<void> {
+  const all = [...first];
+  for (;;) {
+    const message = await channel.get(brokerQueue, { noAck: false });
+    if (message === false) break;
+    all.push({ message, deliveries: deliveriesBefore(message, brokerQueue) });
+  }
+  await Promise.all(
+    all.map(({ message, deliveries }) => {
+      const parts = copyParts(message, (headers) => {
+        headers[HEADERS.deliveries] = `${deliveries}@${brokerQueue}`;
+      });
+      return publisher.publish(brokerQueue, parts.content, parts.options);
+    }),
+  );
+  for (const { message } of all) channel.ack(message);
 }

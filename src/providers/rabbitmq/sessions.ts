@@ -7,8 +7,9 @@ import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
 import { isNotFound, type RabbitConnection } from "./connection.js";
 import { declareSessionState } from "./declarations.js";
+import type { Held } from "./held-messages.js";
 import type { BrokerNames } from "./names.js";
-import { awaitReady } from "./returns.js";
+import { byDeliveryTag, putBackFirst, type Returned } from "./returns.js";
 
 /** How often a session receive that found nothing looks again, and an accept of the next session. */
 export const SESSION_POLL_MS = 50;
@@ -21,15 +22,14 @@ export interface SessionDeps {
   readonly connection: RabbitConnection;
   readonly names: BrokerNames;
   readonly clock: Clock;
-  /** Hands a delivery of `brokerQueue` out under a lock; undefined when it was dead-lettered or dropped instead. */
+  /** Hands a delivery of `brokerQueue` out under the session's lock; undefined when it was dead-lettered or dropped instead. */
   handOut(
     queue: string,
     record: QueueRecord,
     brokerQueue: string,
     channel: Channel,
     message: Message,
-    released: () => void,
-    lockedUntil: number,
+    session: SessionHandOut,
   ): Promise<{ message: ReceivedMessage; id: string } | undefined>;
   /** Moves the lock end of a held delivery; false when its lock is gone. */
   extend(id: string, until: number): boolean;
@@ -42,16 +42,29 @@ export interface SessionDeps {
     description: string | undefined,
     context: OperationContext,
   ): Promise<void>;
-  /** Gives back a held delivery by its receipt id. */
-  giveBack(id: string): void;
+  /** Stops holding a delivery by its receipt id (its receipt is spent); undefined when its lock is gone. */
+  take(id: string): Held | undefined;
+}
+
+/** How a session hands a delivery out: under its lock, and taken back into it when abandoned. */
+export interface SessionHandOut {
+  /** Called when the message stops being held. */
+  readonly released: () => void;
+  readonly lockedUntil: number;
+  /** Takes the message back into the session (abandoned, or its lock ended). */
+  readonly keep: (returned: Returned) => void;
+  /** The deliveries the message had, when the session hands it out again. */
+  readonly deliveries?: number;
 }
 
 /**
  * A locked session: an exclusive consumer on the session's lock queue, which the broker lets one
  * connection hold at a time and frees when that connection ends, so the lock holds across
  * processes. Messages are taken from the session's own queue with basic.get on the same channel,
- * one receive's worth at a time, so nothing is fetched that the holder did not ask for, and an
- * abandoned message (nack, requeue) comes back first, as a quorum queue serves returns first. The
+ * one receive's worth at a time, so nothing is fetched that the holder did not ask for. An
+ * abandoned message stays on the channel and is handed out again before the queue's next ones;
+ * when the session is let go, what it holds goes back ahead of the rest, in order (a quorum queue
+ * may put a nacked message behind the others, which a session's order cannot have). The
  * provider ends the lock itself at `sessionExpiresAt` unless renewed, and its messages' locks with
  * it. A borrowed session (a plain receive of a FIFO queue) also ends when its last message is settled.
  */
@@ -66,6 +79,8 @@ export class RabbitSession implements SessionProvider {
   readonly #lockDurationMs: number;
   readonly #borrowed: boolean;
   readonly #held = new Set<string>();
+  /** Messages abandoned (or whose lock ended) while the session holds on: handed out again first, in the order taken. */
+  readonly #returned: Returned[] = [];
   readonly #ended: (session: RabbitSession) => void;
   #expiresAt: number;
   #timer: TimerHandle | undefined;
@@ -146,17 +161,15 @@ export class RabbitSession implements SessionProvider {
       const received: ReceivedMessage[] = [];
       try {
         while (received.length < maxMessages) {
-          const got = await this.#channel.get(brokerQueue, { noAck: false });
+          const again = this.#returned.shift();
+          const got = again?.message ?? (await this.#channel.get(brokerQueue, { noAck: false }));
           if (got === false) break;
-          const out = await this.#deps.handOut(
-            this.#queue,
-            this.#record,
-            brokerQueue,
-            this.#channel,
-            got,
-            () => this.#release(out?.id),
-            this.#expiresAt,
-          );
+          const out = await this.#deps.handOut(this.#queue, this.#record, brokerQueue, this.#channel, got, {
+            released: () => this.#release(out?.id),
+            lockedUntil: this.#expiresAt,
+            keep: (returned) => this.#keep(returned),
+            ...(again === undefined ? {} : { deliveries: again.deliveries }),
+          });
           if (out === undefined) continue;
           this.#held.add(out.id);
           received.push(out.message);
@@ -170,6 +183,28 @@ export class RabbitSession implements SessionProvider {
       if (received.length > 0 || left <= 0 || context.signal.aborted) return received;
       await sleep(this.#deps.clock, Math.min(left, SESSION_POLL_MS), context.signal);
     }
+  }
+
+  /** How many messages of `brokerQueue` this session took back and has not handed out again. */
+  keptOf(brokerQueue: string): number {
+    return brokerQueue === this.#deps.names.session(this.#queue, this.sessionId) ? this.#returned.length : 0;
+  }
+
+  /** Removes the messages of `brokerQueue` this session took back (a purge); resolves how many. */
+  dropKept(brokerQueue: string): number {
+    const kept = this.keptOf(brokerQueue);
+    for (const { message } of this.#returned.splice(0, kept)) this.#channel.ack(message);
+    return kept;
+  }
+
+  /** Takes a message back to be handed out again first; once the session is let go, its channel's end gave it back. */
+  #keep(returned: Returned): void {
+    if (this.#lost) {
+      this.#channel.nack(returned.message, false, true);
+      return;
+    }
+    this.#returned.push(returned);
+    this.#returned.sort(byDeliveryTag);
   }
 
   /** A held message of this session stopped being held; a borrowed session ends with its last one. */
@@ -260,21 +295,21 @@ export class RabbitSession implements SessionProvider {
     this.#ended(this);
   }
 
-  /**
-   * Gives back the messages this session holds, and waits until the session's queue counts them:
-   * the next holder of the session must find them before the messages sent after them.
-   */
+  /** Puts what the session holds or took back ahead of the rest of its queue, in order, for its next holder. */
   async #giveBackHeld(): Promise<void> {
-    const held = [...this.#held];
-    if (held.length === 0) return;
+    const held: Returned[] = [];
+    for (const id of this.#held) {
+      const taken = this.#deps.take(id);
+      if (taken !== undefined) held.push({ message: taken.message, deliveries: taken.deliveryCount });
+    }
+    this.#held.clear();
+    const first = [...this.#returned.splice(0), ...held].sort(byDeliveryTag);
+    if (first.length === 0) return;
     const brokerQueue = this.#deps.names.session(this.#queue, this.sessionId);
     try {
-      const { messageCount } = await this.#channel.checkQueue(brokerQueue);
-      for (const id of held) this.#deps.giveBack(id);
-      await awaitReady(this.#channel, brokerQueue, messageCount + held.length);
+      await putBackFirst(this.#channel, await this.#deps.connection.publisher(), brokerQueue, first);
     } catch {
-      // The channel or the queue is gone: the broker took back what the channel held.
-      for (const id of held) this.#deps.giveBack(id);
+      // The channel or the broker is gone: the broker took back what the channel held.
     }
   }
 

@@ -92,6 +92,20 @@ describe("found by the model: rabbitmq", () => {
       { deadLetterQueue: null },
     ));
 
+  // Was: active 1, deadLettered 0: the message a closed session held on its last delivery went
+  // back as a copy, where the broker's own return would have dead-lettered it.
+  test("a session closed holding a message on its last delivery dead-letters it", () =>
+    replay(
+      {},
+      [
+        new Send("qf.fifo", { sessionId: "s1" }),
+        new AcceptSession("qf.fifo", undefined),
+        new UseSession(0, { kind: "receive", max: 1 }),
+        new UseSession(0, { kind: "close" }),
+      ],
+      { maxDeliveryCount: 1 },
+    ));
+
   // Was: 7 of 11: a basic.get found the queue empty while the deliveries the consumer had just been
   // given were still on their way.
   test("a receive in a loop takes every message sent before it", () =>

@@ -172,6 +172,8 @@ export class RabbitMqProvider implements QueueProvider {
       deadLetter: (receipt, reason, description, context) =>
         this.deadLetterMessage(receipt, reason, description, context),
       take: (id) => this.#held.take(id),
+      deadLetterSpent: (record, message) =>
+        this.#publishDeadLetter(record, message, DEAD_LETTER_REASONS.maxDeliveryCount, undefined),
     };
     this.#admin = new RabbitMqAdmin({
       connection: this.#connection,
@@ -845,7 +847,7 @@ export class RabbitMqProvider implements QueueProvider {
   async #forget(queue: string, brokerQueues: readonly string[]): Promise<void> {
     // Its sessions and locks are gone with it: later calls on them are SessionLockLost and InvalidReceipt.
     await Promise.allSettled(
-      [...this.#sessions].filter((session) => session.queue === queue).map((session) => session.release()),
+      [...this.#sessions].filter((session) => session.queue === queue).map((session) => session.drop()),
     );
     for (const held of this.#held.of(new Set(brokerQueues))) this.#held.take(held.id)?.released?.();
     for (const brokerQueue of brokerQueues) {

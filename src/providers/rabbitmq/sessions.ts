@@ -44,6 +44,8 @@ export interface SessionDeps {
   ): Promise<void>;
   /** Stops holding a delivery by its receipt id (its receipt is spent); undefined when its lock is gone. */
   take(id: string): Held | undefined;
+  /** Publishes (confirmed) the dead letter of a message of `record` whose deliveries are used up. */
+  deadLetterSpent(record: QueueRecord, message: Message): Promise<void>;
 }
 
 /** How a session hands a delivery out: under its lock, and taken back into it when abandoned. */
@@ -287,9 +289,23 @@ export class RabbitSession implements SessionProvider {
 
   /** Gives back every message still held and lets the lock go. */
   async release(): Promise<void> {
+    await this.#letGo(true);
+  }
+
+  /** Lets the lock go with the session's queue deleted: what it holds is gone with the queue. */
+  async drop(): Promise<void> {
+    await this.#letGo(false);
+  }
+
+  async #letGo(giveBack: boolean): Promise<void> {
     if (this.#lost) return;
     this.#end();
-    await this.#giveBackHeld();
+    if (giveBack) await this.#giveBackHeld();
+    else {
+      for (const id of this.#held) this.#deps.take(id);
+      this.#held.clear();
+      this.#returned.length = 0;
+    }
     await this.#unlock();
     // Only now may this client take the session again: its lock queue is gone.
     this.#ended(this);
@@ -303,10 +319,19 @@ export class RabbitSession implements SessionProvider {
       if (taken !== undefined) held.push({ message: taken.message, deliveries: taken.deliveryCount });
     }
     this.#held.clear();
-    const first = [...this.#returned.splice(0), ...held].sort(byDeliveryTag);
-    if (first.length === 0) return;
+    const all = [...this.#returned.splice(0), ...held].sort(byDeliveryTag);
+    if (all.length === 0) return;
     const brokerQueue = this.#deps.names.session(this.#queue, this.sessionId);
+    const { maxDeliveryCount, deadLetterQueue } = this.#record;
+    // A return that uses the last delivery dead-letters the message, as the broker does.
+    const spent = ({ deliveries }: Returned) =>
+      maxDeliveryCount !== null && deadLetterQueue !== null && deliveries >= maxDeliveryCount;
     try {
+      for (const returned of all.filter(spent)) {
+        await this.#deps.deadLetterSpent(this.#record, returned.message);
+        this.#channel.ack(returned.message);
+      }
+      const first = all.filter((returned) => !spent(returned));
       await putBackFirst(this.#channel, await this.#deps.connection.publisher(), brokerQueue, first);
     } catch {
       // The channel or the broker is gone: the broker took back what the channel held.

@@ -62,6 +62,18 @@ describe("found by the model: rabbitmq", () => {
       new Receive("qf.fifo", 1),
     ]));
 
+  // Was: nothing: the borrowed session was still being let go when the next receive asked (the
+  // receiver's finding its receipt spent ended it without waiting for it).
+  test("a borrowed session its receiver is done with is free when the receiver's call returns", () =>
+    replay({}, [
+      new Send("qf.fifo", { sessionId: "s1" }),
+      new Receive("qf.fifo", 1),
+      new Settle(0, abandon, true),
+      new Settle(0, { kind: "deadLetter", reason: "bad", description: undefined }, true),
+      new Settle(0, { kind: "renew" }, false),
+      new Receive("qf.fifo", 1),
+    ]));
+
   // Was: qf-dlq.fifo counted 1: the session let go of its message before the queue was gone, and the
   // broker dead-lettered it on its last delivery.
   test("deleting a queue whose session holds a message on its last delivery dead-letters nothing", () =>

@@ -16,7 +16,7 @@ export interface Held {
   lockedUntil: number;
   timer: TimerHandle;
   /** Called when the message stops being held (settled, given back at its lock's end, or its channel gone). */
-  readonly released: (() => void) | undefined;
+  readonly released: (() => Promise<void>) | undefined;
   /** For a session's message: takes it back into the session, which hands it out again first. */
   readonly keep: ((returned: Returned) => void) | undefined;
 }
@@ -97,7 +97,7 @@ export class HeldMessages {
       } catch {
         // The channel is gone: the broker gave the message back when it closed.
       }
-    held.released?.();
+    void held.released?.();
   }
 
   /** Forgets every message held on `channel`, which closed: the broker gave them back. */
@@ -125,6 +125,6 @@ export class HeldMessages {
   #forget(held: Held): void {
     held.timer.cancel();
     this.#byId.delete(held.id);
-    held.released?.();
+    void held.released?.();
   }
 }

@@ -133,7 +133,7 @@ export class RabbitMqProvider implements QueueProvider {
   readonly #remote: RemoteSettle;
   readonly #barriers = new SettleBarriers();
   /** Borrowed sessions' messages settled by another client's receipt text, by receipt id: their receivers are not done with them yet. */
-  readonly #settledForAnother = new Map<string, () => void>();
+  readonly #settledForAnother = new Map<string, () => Promise<void>>();
   readonly #receivers = new Map<string, Receiver>();
   readonly #sessions = new Set<RabbitSession>();
   /** The lock queues of the sessions this client holds or is taking. */
@@ -536,10 +536,14 @@ export class RabbitMqProvider implements QueueProvider {
 
   /** Settles a delivery this client holds; resolves the new expiry of a renewal. */
   async #settleHere(request: SettleRequest, forAnother: boolean): Promise<number | undefined> {
-    const lockGone = () => {
-      // The receiver finds its receipt spent: it is done with it, and its borrowed session may end.
-      if (!forAnother) this.#settledForAnother.get(request.id)?.();
-      this.#settledForAnother.delete(request.id);
+    // The receiver finds its receipt spent: it is done with it, and its borrowed session may end
+    // (and has, once this resolves).
+    const lockGone = async () => {
+      const released = forAnother ? undefined : this.#settledForAnother.get(request.id);
+      if (released !== undefined) {
+        this.#settledForAnother.delete(request.id);
+        await released();
+      }
       return new QueueError(
         "InvalidReceipt",
         "the lock of this receipt is gone: settled already, or its lock ended",
@@ -547,7 +551,7 @@ export class RabbitMqProvider implements QueueProvider {
     };
     if (request.op === "renew") {
       const held = this.#held.get(request.id);
-      if (held === undefined) throw lockGone();
+      if (held === undefined) throw await lockGone();
       // A session's message is locked with its session: renewSessionLock renews it.
       if (held.released !== undefined)
         throw new QueueError(
@@ -555,15 +559,15 @@ export class RabbitMqProvider implements QueueProvider {
           "a session's message is locked with its session: renew the session's lock",
         );
       const until = this.#clock.now() + held.record.lockDurationMs;
-      if (!this.#held.extend(request.id, until)) throw lockGone();
+      if (!this.#held.extend(request.id, until)) throw await lockGone();
       return until;
     }
     const peek = this.#held.get(request.id);
-    if (peek === undefined) throw lockGone();
+    if (peek === undefined) throw await lockGone();
     if (request.op === "deadLetter" && peek.record.deadLetterQueue === null)
       throw new QueueError("Unsupported", `queue ${peek.queue} has no dead-letter queue`);
     const held = this.#held.take(request.id);
-    if (held === undefined) throw lockGone();
+    if (held === undefined) throw await lockGone();
     try {
       if (request.op === "complete") held.channel.ack(held.message);
       else if (request.op === "deadLetter") {
@@ -590,7 +594,7 @@ export class RabbitMqProvider implements QueueProvider {
     } finally {
       // A borrowed session ends once its receiver is done with each of its receipts: a settle by
       // another client's receipt text waits for the receiver to find its own receipt spent.
-      if (!forAnother) held.released?.();
+      if (!forAnother) await held.released?.();
       else if (held.released !== undefined) this.#settledForAnother.set(request.id, held.released);
     }
     return undefined;
@@ -849,7 +853,7 @@ export class RabbitMqProvider implements QueueProvider {
     await Promise.allSettled(
       [...this.#sessions].filter((session) => session.queue === queue).map((session) => session.drop()),
     );
-    for (const held of this.#held.of(new Set(brokerQueues))) this.#held.take(held.id)?.released?.();
+    for (const held of this.#held.of(new Set(brokerQueues))) void this.#held.take(held.id)?.released?.();
     for (const brokerQueue of brokerQueues) {
       const receiver = this.#receivers.get(brokerQueue);
       this.#receivers.delete(brokerQueue);

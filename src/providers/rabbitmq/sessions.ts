@@ -51,7 +51,8 @@ export interface SessionDeps {
 /** How a session hands a delivery out: under its lock, and taken back into it when abandoned. */
 export interface SessionHandOut {
   /** Called when the message stops being held. */
-  readonly released: () => void;
+  /** Called when the message stops being held; resolves once a borrowed session it ended is let go. */
+  readonly released: () => Promise<void>;
   readonly lockedUntil: number;
   /** Takes the message back into the session (abandoned, or its lock ended). */
   readonly keep: (returned: Returned) => void;
@@ -210,9 +211,9 @@ export class RabbitSession implements SessionProvider {
   }
 
   /** A held message of this session stopped being held; a borrowed session ends with its last one. */
-  #release(id: string | undefined): void {
+  async #release(id: string | undefined): Promise<void> {
     if (id !== undefined) this.#held.delete(id);
-    if (this.#borrowed && this.#held.size === 0) void this.release();
+    if (this.#borrowed && this.#held.size === 0) await this.release();
   }
 
   completeMessage(receipt: ReceiptHandle, context: OperationContext): Promise<void> {

@@ -1,10 +1,10 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
 // Issue 28 is open for the rabbitmq model-based runs: campaigns still find, about once in six
-// files of 30 runs, stats one short after an abandon whose message came back to the client's own
-// consumer, and a borrowed session's message settled by another client's receipt text not handed
-// out again. Their fixed mismatches run as replays (test/model/rabbitmq-found.model.test.ts); a
-// campaign runs the file: `npm run test:model -- --runs 30 test/model/rabbitmq.model.test.ts`.
+// files of 30 runs, stats one short after an abandon of a standard queue's message, which no
+// replay has reproduced yet. Their fixed mismatches run as replays
+// (test/model/rabbitmq-found.model.test.ts); a campaign runs the file:
+// `npm run test:model -- --runs 30 test/model/rabbitmq.model.test.ts`.
 const pending = process.env.MODEL_RUNS === undefined ? ["test/model/rabbitmq.model.test.ts"] : [];
 
 export default defineConfig({

@@ -74,6 +74,13 @@ export function copyParts(
   };
 }
 
+/** The publish of a copy of `message` back to `brokerQueue`, carrying the `deliveries` it has had there. */
+export function copyWithDeliveries(message: Message, deliveries: number, brokerQueue: string): PublishParts {
+  return copyParts(message, (headers) => {
+    headers[HEADERS.deliveries] = `${deliveries}@${brokerQueue}`;
+  });
+}
+
 /** Puts `attributes` in `headers`; none is no header (each header costs every publish and delivery). */
 function setAttributes(headers: Record<string, unknown>, attributes: Readonly<Record<string, string>>): void {
   if (Object.keys(attributes).length > 0) headers[HEADERS.attributes] = JSON.stringify(attributes);

@@ -14,7 +14,13 @@ import type { Catalog, CatalogEntry } from "./catalog.js";
 import { isNotFound, type RabbitConnection } from "./connection.js";
 import { declareQueue } from "./declarations.js";
 import type { HeldMessages } from "./held-messages.js";
-import { copyParts, deliveriesBefore, HEADERS, receivedAttributes } from "./message-mapping.js";
+import {
+  copyParts,
+  copyWithDeliveries,
+  deliveriesBefore,
+  HEADERS,
+  receivedAttributes,
+} from "./message-mapping.js";
 import type { BrokerNames } from "./names.js";
 
 /** What the admin needs of its provider. */
@@ -250,9 +256,7 @@ export class RabbitMqAdmin implements QueueAdmin {
         moved++;
       }
       for (const message of kept) {
-        const parts = copyParts(message, (headers) => {
-          headers[HEADERS.deliveries] = `${deliveriesBefore(message, brokerQueue)}@${brokerQueue}`;
-        });
+        const parts = copyWithDeliveries(message, deliveriesBefore(message, brokerQueue), brokerQueue);
         await publisher.publish(brokerQueue, parts.content, parts.options);
         channel.ack(message);
       }

@@ -27,6 +27,7 @@ import { declareHolding, declareQueue, takeSessionLock } from "./declarations.js
 import { type Held, HeldMessages } from "./held-messages.js";
 import {
   copyParts,
+  copyWithDeliveries,
   deliveriesBefore,
   expiresAtOf,
   HEADERS,
@@ -390,9 +391,7 @@ export class RabbitMqProvider implements QueueProvider {
   async #giveBackUnseen(brokerQueue: string, channel: Channel, messages: Message[]): Promise<void> {
     const publisher = await this.#connection.publisher();
     for (const message of messages) {
-      const parts = copyParts(message, (headers) => {
-        headers[HEADERS.deliveries] = `${deliveriesBefore(message, brokerQueue)}@${brokerQueue}`;
-      });
+      const parts = copyWithDeliveries(message, deliveriesBefore(message, brokerQueue), brokerQueue);
       try {
         await publisher.publish(brokerQueue, parts.content, parts.options);
         channel.ack(message);
@@ -677,9 +676,7 @@ export class RabbitMqProvider implements QueueProvider {
   async #abandonLater(held: Held, delayMs: number): Promise<void> {
     const { record } = held;
     if (await this.#deadLetteredAsLast(held)) return;
-    const parts = copyParts(held.message, (headers) => {
-      headers[HEADERS.deliveries] = `${held.deliveryCount}@${held.brokerQueue}`;
-    });
+    const parts = copyWithDeliveries(held.message, held.deliveryCount, held.brokerQueue);
     const holding = await this.#holding(record.name, held.brokerQueue, delayMs);
     const publisher = await this.#connection.publisher();
     await publisher.publish(holding, parts.content, parts.options);

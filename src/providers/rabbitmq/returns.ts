@@ -1,9 +1,9 @@
 import type { Channel, Message } from "amqplib";
 import type { Publisher } from "./connection.js";
-import { copyParts, deliveriesBefore, HEADERS } from "./message-mapping.js";
+import { copyWithDeliveries, deliveriesBefore } from "./message-mapping.js";
 
 /** How long a return is waited for to show in its queue's count (real time: the broker's own lag). */
-export const RETURN_WAIT_MS = 2_000;
+const RETURN_WAIT_MS = 2_000;
 
 /**
  * Waits until `brokerQueue` counts at least `ready` messages ready, or `elsewhere()` says the
@@ -15,7 +15,7 @@ export async function awaitReady(
   channel: Channel,
   brokerQueue: string,
   ready: number,
-  elsewhere: () => boolean = () => false,
+  elsewhere: () => boolean,
 ): Promise<void> {
   const deadline = Date.now() + RETURN_WAIT_MS;
   for (;;) {
@@ -56,9 +56,7 @@ export async function putBackFirst(
   }
   await Promise.all(
     all.map(({ message, deliveries }) => {
-      const parts = copyParts(message, (headers) => {
-        headers[HEADERS.deliveries] = `${deliveries}@${brokerQueue}`;
-      });
+      const parts = copyWithDeliveries(message, deliveries, brokerQueue);
       return publisher.publish(brokerQueue, parts.content, parts.options);
     }),
   );

@@ -62,6 +62,7 @@ export function toEngineMessage(message: AmqpMessage, now: number, deduplicate: 
   if (scheduledAt !== undefined) properties[KEY.scheduledEnqueueTime] = String(scheduledAt);
   const messageId =
     message.message_id === undefined || message.message_id === null ? undefined : idText(message.message_id);
+  const delayMs = scheduledAt !== undefined && scheduledAt > now ? scheduledAt - now : undefined;
   return {
     body: data ?? encodeBody(message.body),
     attributes: Object.keys(attributes).length > 0 ? attributes : undefined,
@@ -74,8 +75,10 @@ export function toEngineMessage(message: AmqpMessage, now: number, deduplicate: 
     messageId,
     deduplicationId: deduplicate ? messageId : undefined,
     contentType: message.content_type,
-    timeToLiveMs: typeof message.ttl === "number" && message.ttl > 0 ? message.ttl : undefined,
-    delayMs: scheduledAt !== undefined && scheduledAt > now ? scheduledAt - now : undefined,
+    // Service Bus counts a scheduled message's time to live from when it is enqueued, its scheduled time.
+    timeToLiveMs:
+      typeof message.ttl === "number" && message.ttl > 0 ? message.ttl + (delayMs ?? 0) : undefined,
+    delayMs,
     properties,
   };
 }
@@ -104,9 +107,10 @@ export function toAmqpMessage(record: MessageRecord, view: MessageView = {}): Am
   const reason = applicationProperties[DEAD_LETTER_ATTRIBUTES.reason];
   if (typeof reason === "string" && SERVICE_BUS_REASONS[reason] !== undefined)
     applicationProperties[DEAD_LETTER_ATTRIBUTES.reason] = SERVICE_BUS_REASONS[reason];
+  const enqueuedAt = enqueuedTime(record);
   const annotations: Record<string, unknown> = {
     "x-opt-sequence-number": rhea.types.wrap_long(record.seq),
-    "x-opt-enqueued-time": new Date(record.enqueuedAt),
+    "x-opt-enqueued-time": new Date(enqueuedAt),
   };
   if (view.lockedUntil !== undefined) annotations["x-opt-locked-until"] = new Date(view.lockedUntil);
   if (view.state !== undefined) annotations["x-opt-message-state"] = rhea.types.wrap_int(view.state);
@@ -122,7 +126,7 @@ export function toAmqpMessage(record: MessageRecord, view: MessageView = {}): Am
     message_annotations: annotations,
   };
   if (Object.keys(applicationProperties).length > 0) message.application_properties = applicationProperties;
-  if (record.expiresAt !== null) message.ttl = Math.max(1, record.expiresAt - record.enqueuedAt);
+  if (record.expiresAt !== null) message.ttl = Math.max(1, record.expiresAt - enqueuedAt);
   message.message_id = record.messageId;
   if (record.correlationId !== undefined) message.correlation_id = record.correlationId;
   if (record.contentType !== undefined) message.content_type = record.contentType;
@@ -133,6 +137,16 @@ export function toAmqpMessage(record: MessageRecord, view: MessageView = {}): Am
   if (properties[KEY.replyToSessionId] !== undefined)
     message.reply_to_group_id = properties[KEY.replyToSessionId];
   return message;
+}
+
+/**
+ * When Service Bus says a message was enqueued: when it became available, which for a message
+ * scheduled ahead is its scheduled time, not the time of the call that scheduled it.
+ */
+function enqueuedTime(record: MessageRecord): number {
+  const scheduled = record.properties?.[KEY.scheduledEnqueueTime];
+  const scheduledAt = Number(scheduled);
+  return Number.isFinite(scheduledAt) ? Math.max(record.enqueuedAt, scheduledAt) : record.enqueuedAt;
 }
 
 /** The encoded form of a stored message, as peek and receive-by-sequence-number answer it. */

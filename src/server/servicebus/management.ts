@@ -1,6 +1,6 @@
 import rhea from "rhea";
 import { QueueError } from "../../core/errors.js";
-import { isDeferred } from "../../engine/deferral-marks.js";
+import { isDeferred, isDeferredLock } from "../../engine/deferral-marks.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { LockReference, MessageRecord } from "../../engine/records.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
@@ -90,7 +90,10 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     const deleteOnReceive = Number(body["receiver-settle-mode"] ?? 1) === 0;
     const queue = context.queue.name;
     const received = context.engine.receiveDeferred(queue, seqs, (record) => ({
-      message: encodeMessage(toAmqpMessage(record, { lockedUntil: record.visibleAt })),
+      // Still deferred while locked: the SDK reads the state from the message, not from how it came.
+      message: encodeMessage(
+        toAmqpMessage(record, { lockedUntil: record.visibleAt, state: MESSAGE_STATE.deferred }),
+      ),
       lock: { queue, seq: record.seq, lockToken: record.lockToken! } satisfies LockReference,
     }));
     const messages = received.map(({ message, lock }) => {
@@ -197,7 +200,8 @@ function peek(
 }
 
 function stateOf(record: MessageRecord): (typeof MESSAGE_STATE)[keyof typeof MESSAGE_STATE] {
-  if (isDeferred(record)) return MESSAGE_STATE.deferred;
+  // A deferred message locked by its sequence number is still deferred: releasing it defers it again.
+  if (isDeferred(record) || isDeferredLock(record.lockToken)) return MESSAGE_STATE.deferred;
   if (record.state === "delayed" && record.deliveryCount === 0) return MESSAGE_STATE.scheduled;
   return MESSAGE_STATE.active;
 }

@@ -38,3 +38,20 @@ describe("the Service Bus endpoint under the official SDK: scheduled messages", 
     }
   });
 });
+
+describe("the Service Bus endpoint under the official SDK: message state", () => {
+  it("a deferred message received by its sequence number reads as deferred", async () => {
+    const { client } = await startEndpoint();
+    await client.createSender("aside").sendMessages({ body: "set aside" });
+    const receiver = client.createReceiver("aside");
+    const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+    expect(message!.state).toBe("active");
+    await receiver.deferMessage(message!);
+    const [deferred] = await receiver.receiveDeferredMessages([message!.sequenceNumber!]);
+    expect(deferred).toMatchObject({ body: "set aside", state: "deferred" });
+    const [peeked] = await receiver.peekMessages(1, { fromSequenceNumber: message!.sequenceNumber! });
+    expect(peeked!.state).toBe("deferred");
+    await receiver.completeMessage(deferred!);
+    expect(await receiver.peekMessages(1, { fromSequenceNumber: message!.sequenceNumber! })).toEqual([]);
+  });
+});

@@ -35,6 +35,8 @@ export interface AdminDeps {
   buffered(brokerQueue: string): number;
   /** Gives back what this client's consumer of `brokerQueue` buffered, so that the broker has it ready. */
   letGo(brokerQueue: string): Promise<void>;
+  /** Resolves once what this client's stopped consumer of `brokerQueue` buffered is back in it. */
+  givenBack(brokerQueue: string): Promise<void>;
   /** Removes the messages of `brokerQueue` this client's sessions took back (a purge); how many. */
   dropKept(brokerQueue: string): number;
   /** Stops this client's consumers of the broker queues of a deleted queue. */
@@ -285,6 +287,8 @@ export class RabbitMqAdmin implements QueueAdmin {
 
   /** Ready messages of each broker queue that exists (a passive declare each; a missing one closes its channel). */
   async #counts(brokerQueues: readonly string[]): Promise<Map<string, number>> {
+    // A delivery on its way back from this client's stopped consumer is neither buffered nor ready yet.
+    await Promise.all(brokerQueues.map((brokerQueue) => this.#deps.givenBack(brokerQueue)));
     const counts = new Map<string, number>();
     let channel: Channel | undefined;
     try {

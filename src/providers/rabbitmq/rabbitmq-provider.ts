@@ -187,6 +187,7 @@ export class RabbitMqProvider implements QueueProvider {
         (this.#receivers.get(brokerQueue)?.buffered ?? 0) +
         [...this.#sessions].reduce((sum, session) => sum + session.keptOf(brokerQueue), 0),
       letGo: async (brokerQueue) => this.#receivers.get(brokerQueue)?.letGo(),
+      givenBack: async (brokerQueue) => this.#receivers.get(brokerQueue)?.givenBack(),
       dropKept: (brokerQueue) =>
         [...this.#sessions].reduce((sum, session) => sum + session.dropKept(brokerQueue), 0),
       forget: (queue, brokerQueues) => this.#forget(queue, brokerQueues),
@@ -628,7 +629,7 @@ export class RabbitMqProvider implements QueueProvider {
     try {
       channel.nack(held.message, false, true);
       // Another client's consumer may have taken it.
-      if (before.consumerCount > (ours === undefined ? 0 : 1)) return undefined;
+      if (before.consumerCount > this.#consumersOfOurs(watched, held)) return undefined;
       // A consumer of this client with room to take it gets it: until then it may show as ready
       // and be on its way to the consumer, counted nowhere.
       const room =
@@ -640,6 +641,19 @@ export class RabbitMqProvider implements QueueProvider {
     } finally {
       watch?.stop();
     }
+  }
+
+  /**
+   * What a quorum queue counts as consumers of `brokerQueue` that are this client's: its consumer,
+   * and each delivery it holds that basic.get took (`abandoned` among them until it is given back).
+   */
+  #consumersOfOurs(brokerQueue: string, abandoned: Held): number {
+    const taken = (held: Held) => held.brokerQueue === brokerQueue && !("consumerTag" in held.message.fields);
+    return (
+      (this.#receivers.get(brokerQueue)?.consuming === true ? 1 : 0) +
+      this.#held.of(new Set([brokerQueue])).filter(taken).length +
+      (taken(abandoned) ? 1 : 0)
+    );
   }
 
   /**

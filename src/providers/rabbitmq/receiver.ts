@@ -49,6 +49,8 @@ export class Receiver {
   /** Receives in progress. */
   #active = 0;
   #idle: TimerHandle | undefined;
+  /** The give-back of what the last stopped consumer buffered: until it ends, those deliveries are counted nowhere. */
+  #givingBack: Promise<void> = Promise.resolve();
   /** Set when the broker cancelled the consumer: the queue was deleted. */
   #deleted = false;
   #closed = false;
@@ -188,20 +190,30 @@ export class Receiver {
     return this.#stopConsuming();
   }
 
+  /** Resolves once what a stopped consumer buffered is back in its queue, so the broker counts it. */
+  givenBack(): Promise<void> {
+    return this.#givingBack;
+  }
+
   /** Cancels the consumer of a receiver no one used for a while, and gives back what it buffered. */
-  async #stopConsuming(): Promise<void> {
+  #stopConsuming(): Promise<void> {
     this.#idle = undefined;
     const consuming = this.#consuming;
-    if (this.#active > 0 || consuming === undefined) return;
+    if (this.#active > 0 || consuming === undefined) return this.#givingBack;
     this.#consuming = undefined;
-    try {
-      const channel = await this.channel();
-      await channel.cancel(await consuming);
-      const buffered = this.#buffer.splice(0);
-      if (buffered.length > 0) await this.#giveBack(channel, buffered);
-    } catch {
-      // The channel is gone: the broker took back what it held.
-    }
+    const previous = this.#givingBack;
+    this.#givingBack = (async () => {
+      await previous;
+      try {
+        const channel = await this.channel();
+        await channel.cancel(await consuming);
+        const buffered = this.#buffer.splice(0);
+        if (buffered.length > 0) await this.#giveBack(channel, buffered);
+      } catch {
+        // The channel is gone: the broker took back what it held.
+      }
+    })();
+    return this.#givingBack;
   }
 
   #deliver(message: ConsumeMessage | null): void {

@@ -16,6 +16,7 @@ import {
   closeSession,
   getSessionState,
   receiveFromSession,
+  releaseSessions,
   renewSession,
   type SessionLock,
   setSessionState,
@@ -192,14 +193,21 @@ export class QueueEngine {
   /**
    * Locks a session now, without waiting: the one named (`SessionLocked` while another holds it)
    * or the next with messages (`undefined` when none is free), for `lockDurationMs` (the
-   * engine's session lock duration by default) from now and from each renewal.
+   * engine's session lock duration by default) from now and from each renewal. The lock's token
+   * starts with `holder` (see {@link releaseSessions}).
    */
   tryAcceptSession(
     queue: string,
     sessionId: string | undefined,
     lockDurationMs?: number,
+    holder?: string,
   ): SessionLock | undefined {
-    return acceptSession(this.#context, queue, sessionId, lockDurationMs);
+    return acceptSession(this.#context, queue, sessionId, lockDurationMs, holder);
+  }
+
+  /** Releases the sessions of a queue whose lock token `isGone` says belongs to a holder that no longer exists; returns how many. */
+  releaseSessions(queue: string, isGone: (lockToken: string) => boolean): number {
+    return releaseSessions(this.#context, queue, isGone);
   }
 
   /** Locks a session (the one named, or the next available within `waitMs`); `NoSessionAvailable` when none came. */

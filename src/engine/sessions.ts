@@ -33,12 +33,13 @@ function lockSession(
   sessionId: string,
   now: number,
   durationMs: number | undefined,
+  holder: string,
 ): SessionLock {
   const existing = context.store.getGroup(queue.name, sessionId);
   const group: GroupRecord = {
     sessionId,
     lockKind: "session",
-    lockToken: context.newToken(),
+    lockToken: `${holder}${context.newToken()}`,
     lockedUntil: now + (durationMs ?? context.defaults.sessionLockDurationMs),
     state: existing?.state ?? null,
   };
@@ -55,13 +56,15 @@ function lockSession(
 /**
  * Locks a session: the one named (it may have no messages yet; `SessionLocked` while another
  * holds it), or the one whose oldest ready message is oldest among the free ones (`undefined`
- * when there is none).
+ * when there is none). The lock's token starts with `holder`, so that whoever tells holders
+ * apart can later free the locks of one that is gone ({@link releaseSessions}).
  */
 export function acceptSession(
   context: EngineContext,
   queueName: string,
   sessionId: string | undefined,
   durationMs?: number,
+  holder = "",
 ): SessionLock | undefined {
   return context.store.transaction(() => {
     const queue = sessionQueue(context, queueName);
@@ -74,7 +77,7 @@ export function acceptSession(
     maintain(context, queue, now);
     if (sessionId === undefined) {
       const [next] = context.store.availableGroups(queue.name, now, 1);
-      return next === undefined ? undefined : lockSession(context, queue, next, now, durationMs);
+      return next === undefined ? undefined : lockSession(context, queue, next, now, durationMs, holder);
     }
     const group = context.store.getGroup(queue.name, sessionId);
     if (group !== undefined && group.lockedUntil > now)
@@ -85,7 +88,7 @@ export function acceptSession(
           retryAfterMs: group.lockedUntil - now,
         },
       );
-    return lockSession(context, queue, sessionId, now, durationMs);
+    return lockSession(context, queue, sessionId, now, durationMs, holder);
   });
 }
 
@@ -142,13 +145,40 @@ export function renewSession(context: EngineContext, lock: SessionLock): number 
 /** Releases a session: its unsettled messages are ready again at once and another receiver may accept it. */
 export function closeSession(context: EngineContext, lock: SessionLock): void {
   context.store.transaction(() => {
-    const now = context.clock.now();
     const queue = context.store.getQueue(lock.queue);
     const group = queue === undefined ? undefined : context.store.getGroup(lock.queue, lock.sessionId);
     if (queue === undefined || group === undefined || group.lockToken !== lock.token) return;
-    unlockGroup(context, queue, group);
-    for (const message of context.store.lockedInGroup(queue.name, lock.sessionId))
-      if (message.lockToken !== null && message.visibleAt > now) release(context, queue, message, now, now);
+    unlockSession(context, queue, group, context.clock.now());
+  });
+}
+
+function unlockSession(context: EngineContext, queue: QueueRecord, group: GroupRecord, now: number): void {
+  unlockGroup(context, queue, group);
+  for (const message of context.store.lockedInGroup(queue.name, group.sessionId))
+    if (message.lockToken !== null && message.visibleAt > now) release(context, queue, message, now, now);
+}
+
+/**
+ * Releases, as {@link closeSession} does, every session of a queue whose lock `isGone` says was
+ * taken by a holder that no longer exists (its process ended without closing them); returns how many.
+ */
+export function releaseSessions(
+  context: EngineContext,
+  queueName: string,
+  isGone: (lockToken: string) => boolean,
+): number {
+  return context.store.transaction(() => {
+    const queue = context.store.getQueue(queueName);
+    if (queue === undefined || !queue.fifo) return 0;
+    const now = context.clock.now();
+    let released = 0;
+    for (const sessionId of context.store.sessionLockedGroups(queue.name, now)) {
+      const group = context.store.getGroup(queue.name, sessionId);
+      if (group === undefined || group.lockToken === null || !isGone(group.lockToken)) continue;
+      unlockSession(context, queue, group, now);
+      released++;
+    }
+    return released;
   });
 }
 

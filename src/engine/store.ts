@@ -79,6 +79,8 @@ export interface QueueStore {
   putGroup(queue: string, group: GroupRecord): void;
   /** Removes a group record (its messages stay). */
   deleteGroup(queue: string, sessionId: string): void;
+  /** The ids of the groups an accepted session holds past `now` (a lock of kind `session`). */
+  sessionLockedGroups(queue: string, now: number): string[];
 
   /** The message a deduplication id was first sent as, while its window lasts. */
   findDuplicate(queue: string, deduplicationId: string, now: number): DuplicateRecord | undefined;

@@ -196,6 +196,10 @@ export class JournalStore implements QueueStore {
     return this.#memory.getGroup(queue, sessionId);
   }
 
+  sessionLockedGroups(queue: string, now: number): string[] {
+    return this.#memory.sessionLockedGroups(queue, now);
+  }
+
   putGroup(queue: string, group: GroupRecord): void {
     this.#memory.putGroup(queue, group);
     this.#record(groupEntry(queue, group));

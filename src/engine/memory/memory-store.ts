@@ -342,6 +342,14 @@ export class MemoryStore implements QueueStore {
     if (record.lockedUntil > 0) q.groupLocks.push({ key: record.lockedUntil, tie: 0, group });
   }
 
+  sessionLockedGroups(queue: string, now: number): string[] {
+    const groups = this.#queues.get(queue)?.groups.values() ?? [];
+    const held: string[] = [];
+    for (const { record } of groups)
+      if (record?.lockKind === "session" && record.lockedUntil > now) held.push(record.sessionId);
+    return held;
+  }
+
   deleteGroup(queue: string, sessionId: string): void {
     const q = this.#queue(queue);
     const group = q.groups.get(sessionId);

@@ -340,6 +340,10 @@ export class SqliteStore implements QueueStore {
     };
   }
 
+  sessionLockedGroups(queue: string, now: number): string[] {
+    return this.#rows(queue, (id) => this.#sql.sessionLockedGroups.all(id, now) as string[]);
+  }
+
   putGroup(queue: string, group: GroupRecord): void {
     const id = this.#existingId(queue);
     this.#sql.putGroup.run(

@@ -114,6 +114,9 @@ export function prepareStatements(db: BetterSqlite3.Database) {
       `SELECT session_id FROM groups INDEXED BY groups_head
       WHERE queue = ? AND head_seq IS NOT NULL AND locked_until <= ? ORDER BY head_seq`,
     ),
+    sessionLockedGroups: sql(
+      "SELECT session_id FROM groups WHERE queue = ? AND locked_until > ? AND lock_kind = 'session'",
+    ).pluck(),
     clearHeads: sql("UPDATE groups SET head_seq = NULL WHERE queue = ? AND head_seq IS NOT NULL"),
     deleteGroups: sql("DELETE FROM groups WHERE queue = ?"),
 

@@ -20,6 +20,7 @@ import { toEngineMessage } from "./message-mapping.js";
 import { acceptedOutcome, rejectedOutcome } from "./outcomes.js";
 import { guardRhea } from "./rhea-guards.js";
 import type { SasKey } from "./sas.js";
+import { isHolderGone, newSessionHolder } from "./session-holders.js";
 import { SessionRegistry } from "./session-registry.js";
 
 /** The largest message a sender may send, announced on every sender's attach (the SDK sizes batches from it). */
@@ -125,6 +126,8 @@ export class ServiceBusServer {
   readonly #dispositions = new WeakMap<rhea.Session, DispositionWriter>();
   readonly #links = new Map<rhea.link, LinkRole>();
   readonly #sessions = new SessionRegistry();
+  /** Marks the session locks this endpoint takes, so that once it is gone they are known to be free. */
+  readonly #holder = newSessionHolder();
   /** The timer that watches each session receiver's lock. */
   readonly #sessionWatch = new Map<rhea.link, TimerHandle>();
   /**
@@ -202,6 +205,7 @@ export class ServiceBusServer {
     for (const [link, role] of this.#links) if (role.kind === "receive") this.#endReceive(link, role);
     for (const connection of this.#connections.keys()) connection.close();
     this.#connections.clear();
+    this.#holder.end();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
@@ -369,7 +373,6 @@ export class ServiceBusServer {
    * known here. Resolves `undefined` after closing the link when no session can be locked.
    */
   #acceptSession(sender: rhea.Sender, entity: ResolvedEntity, requested: unknown): SessionLock | undefined {
-    const { engine } = this.#options;
     const sessionId = typeof requested === "string" && requested.length > 0 ? requested : undefined;
     const refuse = (error: AmqpError) => {
       sender.set_source({ address: sender.source?.address });
@@ -386,7 +389,7 @@ export class ServiceBusServer {
     let lock: SessionLock | undefined;
     try {
       // Service Bus locks a session for its queue's lock duration, as it does a message.
-      lock = engine.tryAcceptSession(entity.target.name, sessionId, entity.target.lockDurationMs);
+      lock = this.#lockSession(entity.target.name, sessionId, entity.target.lockDurationMs);
     } catch (error) {
       return refuse(amqpErrorOf(error));
     }
@@ -405,6 +408,25 @@ export class ServiceBusServer {
     };
     this.#sessions.hold(lock);
     return lock;
+  }
+
+  /**
+   * Locks a session (the one named, or the next free one) for this endpoint. When none can be
+   * had, the sessions held by an endpoint that is gone (killed, so no client of it is left) are
+   * freed, as a clean stop would have, and the accept is tried again.
+   */
+  #lockSession(queue: string, sessionId: string | undefined, durationMs: number): SessionLock | undefined {
+    const { engine } = this.#options;
+    const accept = () => engine.tryAcceptSession(queue, sessionId, durationMs, this.#holder.prefix);
+    try {
+      const lock = accept();
+      if (lock !== undefined) return lock;
+    } catch (error) {
+      if (!QueueError.is(error) || error.code !== "SessionLocked") throw error;
+      if (engine.releaseSessions(queue, isHolderGone) === 0) throw error;
+      return accept();
+    }
+    return engine.releaseSessions(queue, isHolderGone) > 0 ? accept() : undefined;
   }
 
   /** The queue a link's address names when the connection's tokens grant it; otherwise the link is closed with why. */

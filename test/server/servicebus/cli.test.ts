@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -7,37 +6,11 @@ import { ListQueuesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { ServiceBusClient } from "@azure/service-bus";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { QUICK } from "./harness.js";
+import { serve, stopServed } from "./serve-process.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-servicebus-cli-"));
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-});
+afterEach(stopServed);
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
-
-/** `queue-runtime serve <args>` in a child process, with what it printed and, once started, the connection string and SQS endpoint. */
-function serve(args: string[]) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", ...args], {
-    cwd: process.cwd(),
-  });
-  children.push(child);
-  let output = "";
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const started = new Promise<{ connectionString: string; sqs: string | undefined }>((resolve, reject) => {
-    const look = (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /connection string: (\S+)[\s\S]*storage:/.exec(output);
-      if (found)
-        resolve({ connectionString: found[1]!, sqs: /listening on (http:\/\/\S+)/.exec(output)?.[1] });
-    };
-    child.stdout.on("data", look);
-    child.stderr.on("data", look);
-    void exited.then(() => reject(new Error(`serve exited: ${output}`)));
-  });
-  // A run that is meant to fail never starts: that is not an unhandled rejection.
-  started.catch(() => undefined);
-  return { child, started, exited, output: () => output };
-}
 
 describe("queue-runtime serve --servicebus", () => {
   it("prints the emulator-style connection string and serves both protocols over one store", async () => {

@@ -1,16 +1,18 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ServiceBusClient } from "@azure/service-bus";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { JournalStore } from "../../../src/engine/journal/journal-store.js";
 import { QueueEngine } from "../../../src/engine/queue-engine.js";
 import { SqliteStore } from "../../../src/engine/sqlite/sqlite-store.js";
 import type { QueueStore } from "../../../src/engine/store.js";
 import { createQueue, QUICK, startEndpoint } from "./harness.js";
+import { serve, stopServed } from "./serve-process.js";
 
 const directory = mkdtempSync(join(tmpdir(), "queue-runtime-servicebus-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
+afterEach(stopServed);
 
 const STORES: { name: string; open: (path: string) => QueueStore }[] = [
   { name: "sqlite", open: (path) => new SqliteStore(path) },
@@ -78,5 +80,49 @@ describe("a client that goes away", () => {
     await expect
       .poll(async () => (await client.acceptSession("sessions", "s").catch(() => undefined)) !== undefined)
       .toBe(true);
+  });
+});
+
+/** Sessions locked for a minute, so that a session free after a restart was freed, not expired; message locks of 2 s. */
+const KILLED_CONFIG = `{"UserConfig": {"Namespaces": [{"Name": "ns", "Queues": [
+  {"Name": "held.sessions", "Properties": {"RequiresSession": true, "LockDuration": "PT1M"}},
+  {"Name": "held.plain", "Properties": {"LockDuration": "PT2S"}}
+]}]}}`;
+
+describe.each(["--db", "--journal"])("a server killed while its clients hold locks (%s)", (flag) => {
+  it("the sessions they held are free at once after a restart; a message lock ends by itself, as on Azure", async () => {
+    const config = join(directory, "killed.json");
+    writeFileSync(config, KILLED_CONFIG);
+    const store = join(directory, `killed${flag}`);
+    const args = ["--servicebus", "--no-sqs", flag, store, "--amqp-port", "0", "--admin-port", "0"];
+    const first = serve([...args, "--config", config]);
+    const before = new ServiceBusClient((await first.started).connectionString, QUICK);
+    await before.createSender("held.sessions").sendMessages([
+      { body: "one", sessionId: "s" },
+      { body: "two", sessionId: "s" },
+      { body: "other", sessionId: "t" },
+    ]);
+    await before.createSender("held.plain").sendMessages({ body: "plain" });
+    const named = await before.acceptSession("held.sessions", "s");
+    expect((await named.receiveMessages(1, { maxWaitTimeInMs: 2_000 }))[0]!.body).toBe("one");
+    expect((await before.acceptNextSession("held.sessions")).sessionId).toBe("t");
+    const [plain] = await before.createReceiver("held.plain").receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+    first.child.kill("SIGKILL");
+    await first.exited;
+    await before.close();
+
+    const second = serve(args);
+    const after = new ServiceBusClient((await second.started).connectionString, QUICK);
+    const again = await after.acceptSession("held.sessions", "s");
+    const received = await again.receiveMessages(2, { maxWaitTimeInMs: 2_000 });
+    expect(received.map((message) => [message.body, message.deliveryCount])).toEqual([
+      ["one", 1],
+      ["two", 0],
+    ]);
+    expect((await after.acceptNextSession("held.sessions")).sessionId).toBe("t");
+    const [back] = await after.createReceiver("held.plain").receiveMessages(1, { maxWaitTimeInMs: 5_000 });
+    expect(back).toMatchObject({ body: "plain", deliveryCount: 1 });
+    expect(Date.now()).toBeGreaterThanOrEqual(plain!.lockedUntilUtc!.getTime());
+    await after.close();
   });
 });

@@ -138,4 +138,12 @@ describe("the Service Bus endpoint under the official SDK: session locks", () =>
       .receiveMessages(1, { maxWaitTimeInMs: 1_000 });
     expect(letter).toMatchObject({ body: "x", deadLetterReason: "r", sessionId: "s" });
   });
+
+  it("a session another running endpoint on the same store holds stays its own", async () => {
+    const first = await withSessions();
+    const second = await startEndpoint({ engine: first.engine });
+    await first.client.acceptSession("jobs", "a");
+    expect(await codeOf(second.client.acceptSession("jobs", "a"))).toBe("SessionCannotBeLocked");
+    expect((await second.client.acceptNextSession("jobs")).sessionId).toBe("b");
+  });
 });

@@ -59,7 +59,9 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     const records = peek(context.engine, context.queue.name, from, count, sessionId);
     if (records.length === 0) return { statusCode: 204, description: "No Content" };
     const messages = records.map((record) => ({
-      message: encodeMessage(toAmqpMessage(record, { state: stateOf(record), peeked: true })),
+      message: encodeMessage(
+        toAmqpMessage(record, { state: stateOf(record, context.engine.clock.now()), peeked: true }),
+      ),
     }));
     return ok({ messages });
   },
@@ -199,10 +201,12 @@ function peek(
   return found;
 }
 
-function stateOf(record: MessageRecord): (typeof MESSAGE_STATE)[keyof typeof MESSAGE_STATE] {
+function stateOf(record: MessageRecord, now: number): (typeof MESSAGE_STATE)[keyof typeof MESSAGE_STATE] {
   // A deferred message locked by its sequence number is still deferred: releasing it defers it again.
   if (isDeferred(record) || isDeferredLock(record.lockToken)) return MESSAGE_STATE.deferred;
-  if (record.state === "delayed" && record.deliveryCount === 0) return MESSAGE_STATE.scheduled;
+  // A peek applies no time: a schedule whose time has come is active though no receive has looked yet.
+  if (record.state === "delayed" && record.deliveryCount === 0 && record.visibleAt > now)
+    return MESSAGE_STATE.scheduled;
   return MESSAGE_STATE.active;
 }
 

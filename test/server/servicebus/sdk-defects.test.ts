@@ -28,6 +28,8 @@ describe("the Service Bus endpoint under the official SDK: scheduled messages", 
       ["by send", "scheduled"],
     ]);
     await clock.advance(HOUR);
+    const due = await receiver.peekMessages(5, { fromSequenceNumber: peeked[0]!.sequenceNumber! });
+    expect(due.map((message) => message.state)).toEqual(["active", "active"]);
     const received = await receiver.receiveMessages(2, { maxWaitTimeInMs: 2_000 });
     expect(received.map((message) => message.body)).toEqual(["by schedule", "by send"]);
     for (const message of received) {

@@ -36,9 +36,21 @@ export type { BatchEntryResult, QueueErrorCode, QueueErrorOptions } from "./core
 export { QUEUE_ERROR_CODES, QueueError } from "./core/errors.js";
 export { createClient, QueueClientFactory } from "./core/factory.js";
 export type { Message, MessageBody, MessageInput, ReceivedMessage } from "./core/message.js";
-export type { OperationContext, OutgoingMessage, QueueProvider, SessionProvider } from "./core/provider.js";
+export type {
+  OperationContext,
+  OutgoingMessage,
+  QueueProvider,
+  SessionProvider,
+  TopicProvider,
+} from "./core/provider.js";
 export type { ProviderFactory } from "./core/provider-registry.js";
-export type { ClientMetrics, QueueClient, SessionClient, WaitOptions } from "./core/queue-client.js";
+export type {
+  ClientAdmin,
+  ClientMetrics,
+  QueueClient,
+  SessionClient,
+  WaitOptions,
+} from "./core/queue-client.js";
 export { parseQueueUrl } from "./core/queue-url.js";
 export { ReceiptHandle } from "./core/receipt-handle.js";
 export type { RetryListener, RetryPolicy } from "./core/retry.js";
@@ -47,6 +59,19 @@ export type { StandardClientOptions } from "./core/standard-queue-client.js";
 export { StandardQueueClient } from "./core/standard-queue-client.js";
 export type { SchemaOutput, StandardIssue, StandardSchemaV1 } from "./core/standard-schema.js";
 export { StandardSessionClient } from "./core/standard-session-client.js";
+export type {
+  CorrelationFilter,
+  FilterKind,
+  SubscriptionFilter,
+  SubscriptionInfo,
+  SubscriptionOptions,
+  SubscriptionRule,
+  TopicAdmin,
+  TopicInfo,
+  TopicOptions,
+  TopicStats,
+} from "./core/topics.js";
+export { parseSubscriptionPath, subscriptionPath } from "./core/topics.js";
 export { PROVIDER_TYPES } from "./providers/built-in.js";
 export type { MemoryProviderConfig } from "./providers/memory/config.js";
 export type { NatsProviderConfig, NatsTlsConfig } from "./providers/nats/config.js";

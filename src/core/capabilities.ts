@@ -1,4 +1,5 @@
 import type { ProviderConfigs } from "./config.js";
+import type { FilterKind } from "./topics.js";
 
 /** The name of a provider: a shipped one's, or any other for a provider of your own. */
 export type ProviderType = keyof ProviderConfigs | (string & {});
@@ -31,4 +32,8 @@ export interface Capabilities {
   readonly lockedCount: boolean;
   /** Whether `admin.peekMessages` can show messages without receiving them. */
   readonly peek: boolean;
+  /** Whether the provider has topics and subscriptions (`publishMessage`, the topic calls of `admin`). */
+  readonly topics: boolean;
+  /** The kinds of subscription filter the provider evaluates; a rule of another kind is `Unsupported`. */
+  readonly filters: readonly FilterKind[];
 }

@@ -3,6 +3,7 @@ import type { Capabilities, ProviderType } from "./capabilities.js";
 import type { BatchEntryResult } from "./errors.js";
 import type { ReceivedMessage } from "./message.js";
 import type { ReceiptHandle } from "./receipt-handle.js";
+import type { TopicAdmin } from "./topics.js";
 
 /** A message checked by the standard client and ready for a provider: the body is bytes it owns. */
 export interface OutgoingMessage {
@@ -41,6 +42,8 @@ export interface QueueProvider {
    * call against that deadline.
    */
   readonly enforcesTimeouts?: boolean;
+  /** Topics, subscriptions and rules, where `capabilities.topics` is true. */
+  readonly topics?: TopicProvider;
 
   /** Sends up to `maxBatchSize` messages; resolves one result per message, in order. Rejects only when none was sent. */
   sendMessages(
@@ -84,6 +87,22 @@ export interface QueueProvider {
 
   /** Releases everything the provider holds; waiting receives resolve empty. */
   close(): Promise<void>;
+}
+
+/**
+ * The port of a provider with topics. A subscription is received from, settled and administered
+ * as the queue its path names, through the rest of the provider.
+ */
+export interface TopicProvider extends TopicAdmin {
+  /**
+   * Publishes up to `maxBatchSize` messages: each is copied to every subscription a rule of which
+   * matches it. Resolves one result per message, in order; rejects only when none was published.
+   */
+  publishMessages(
+    topic: string,
+    messages: readonly OutgoingMessage[],
+    context: OperationContext,
+  ): Promise<BatchEntryResult[]>;
 }
 
 /** The port for one locked session, returned by {@link QueueProvider.acceptSession}. */

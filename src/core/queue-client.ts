@@ -6,12 +6,18 @@ import type { MessageInput, ReceivedMessage } from "./message.js";
 import type { ReceiptHandle } from "./receipt-handle.js";
 import type { SessionClient, WaitOptions } from "./session-client.js";
 import type { AnySchema, SchemaOutput, StandardSchemaV1 } from "./standard-schema.js";
+import type { TopicAdmin } from "./topics.js";
 
 export type { SessionClient, WaitOptions } from "./session-client.js";
+
+/** Administration of queues and, where the provider has them, of topics, subscriptions and rules. */
+export type ClientAdmin = QueueAdmin & TopicAdmin;
 
 /** Counters of what a client has done since it was created. */
 export interface ClientMetrics {
   sent: number;
+  /** Messages published to topics. */
+  published: number;
   received: number;
   completed: number;
   abandoned: number;
@@ -29,6 +35,10 @@ export interface QueueClient {
   sendMessage(queue: string, message: MessageInput): Promise<string>;
   /** Sends many messages, split to the provider's batch limit; resolves their ids in order. */
   sendMessages(queue: string, messages: readonly MessageInput[]): Promise<string[]>;
+  /** Publishes one message to a topic, copied to every subscription that matches it; resolves its id. */
+  publishMessage(topic: string, message: MessageInput): Promise<string>;
+  /** Publishes many messages to a topic, split to the provider's batch limit; resolves their ids in order. */
+  publishMessages(topic: string, messages: readonly MessageInput[]): Promise<string[]>;
   /** Receives one message, waiting up to `timeoutMs` (default 0) for one; `null` when none came. */
   receiveMessage(queue: string, timeoutMs?: number, options?: WaitOptions): Promise<ReceivedMessage | null>;
   /** Receives up to `maxMessages`, waiting up to `timeoutMs` for the first; `[]` when none came. */
@@ -76,8 +86,8 @@ export interface QueueClient {
   ): Consumer;
   readonly providerType: ProviderType;
   readonly capabilities: Capabilities;
-  /** Creating, inspecting and emptying queues. */
-  readonly admin: QueueAdmin;
+  /** Creating, inspecting and emptying queues; topics, subscriptions and rules where the provider has them. */
+  readonly admin: ClientAdmin;
   /** What this client has done so far. */
   readonly metrics: Readonly<ClientMetrics>;
   /** True when the provider supports sessions, natively or emulated. */

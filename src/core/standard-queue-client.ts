@@ -1,6 +1,6 @@
-import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "./admin.js";
 import { receiveInRuns, retryFailedEntries, sendInRuns } from "./batch.js";
 import type { Capabilities, ProviderType } from "./capabilities.js";
+import { CheckedAdmin } from "./checked-admin.js";
 import { type Clock, systemClock } from "./clock.js";
 import type { BaseConsumer, ConsumerHost } from "./consumer/base-consumer.js";
 import { BatchConsumer } from "./consumer/batch-consumer.js";
@@ -18,9 +18,8 @@ import { SessionConsumer } from "./consumer/session-consumer.js";
 import { type BatchEntryResult, QueueError, type QueueErrorCode } from "./errors.js";
 import { Invoker } from "./invoker.js";
 import type { MessageInput, ReceivedMessage } from "./message.js";
-import { validatePeek } from "./peeked-message.js";
 import type { OperationContext, OutgoingMessage, QueueProvider } from "./provider.js";
-import type { ClientMetrics, QueueClient, SessionClient, WaitOptions } from "./queue-client.js";
+import type { ClientAdmin, ClientMetrics, QueueClient, SessionClient, WaitOptions } from "./queue-client.js";
 import type { ReceiptHandle } from "./receipt-handle.js";
 import { type RetryListener, type RetryPolicy, resolveRetryPolicy } from "./retry.js";
 import type { AnySchema, SchemaOutput, StandardSchemaV1 } from "./standard-schema.js";
@@ -56,6 +55,7 @@ export interface StandardClientOptions {
 export function emptyMetrics(): ClientMetrics {
   return {
     sent: 0,
+    published: 0,
     received: 0,
     completed: 0,
     abandoned: 0,
@@ -90,7 +90,7 @@ export function checkStandardClientOptions(options: StandardClientOptions): {
 export class StandardQueueClient implements QueueClient {
   /** The provider this client drives. */
   readonly provider: QueueProvider;
-  readonly admin: QueueAdmin;
+  readonly admin: ClientAdmin;
   readonly metrics: ClientMetrics = emptyMetrics();
   readonly #invoker: Invoker;
   readonly #consumers = new Set<Consumer>();
@@ -107,7 +107,7 @@ export class StandardQueueClient implements QueueClient {
       onRetry: options.onRetry,
       boundedCalls: provider.enforcesTimeouts === true,
     });
-    this.admin = new CheckedAdmin(provider.admin, this.#invoker);
+    this.admin = new CheckedAdmin(provider, this.#invoker);
     this.#host = {
       client: this,
       clock: options.clock ?? systemClock,
@@ -132,40 +132,55 @@ export class StandardQueueClient implements QueueClient {
   }
 
   async sendMessage(queue: string, message: MessageInput): Promise<string> {
-    try {
-      const [id] = await this.sendMessages(queue, [message]);
-      return id!;
-    } catch (error) {
-      // A batch of one that failed failed for its one reason.
-      const only = QueueError.is(error, "PartialBatchFailure") ? error.results?.[0] : undefined;
-      if (only !== undefined && !only.ok) throw only.error;
-      throw error;
-    }
+    return onlyEntry(await this.sendMessages(queue, [message]).catch(onlyEntryFailure));
   }
 
   async sendMessages(queue: string, messages: readonly MessageInput[]): Promise<string[]> {
-    this.#invoker.assertOpen();
-    validateQueueName(queue);
-    if (!Array.isArray(messages))
-      throw new QueueError("Validation", "sendMessages takes an array of messages");
-    if (messages.length === 0) return [];
-    const capabilities = this.provider.capabilities;
-    const prepared = messages.map((message, index) =>
-      prepareMessage(message, capabilities, messages.length === 1 ? undefined : index),
-    );
-    const ids = await sendInRuns(prepared, capabilities.batching ? capabilities.maxBatchSize : 1, (run) =>
-      this.#sendRun(queue, run),
+    const ids = await this.#sendAll("sendMessages", queue, messages, (entries, context) =>
+      this.provider.sendMessages(queue, entries, context),
     );
     this.metrics.sent += ids.length;
     return ids;
   }
 
-  /** Sends one run, then sends again the entries that failed transiently, as the retry policy allows. */
-  async #sendRun(queue: string, run: readonly OutgoingMessage[]): Promise<BatchEntryResult[]> {
+  async publishMessage(topic: string, message: MessageInput): Promise<string> {
+    return onlyEntry(await this.publishMessages(topic, [message]).catch(onlyEntryFailure));
+  }
+
+  async publishMessages(topic: string, messages: readonly MessageInput[]): Promise<string[]> {
+    const topics = this.provider.topics;
+    if (topics === undefined || !this.provider.capabilities.topics)
+      throw new QueueError("Unsupported", `the ${this.providerType} provider has no topics`);
+    const ids = await this.#sendAll("publishMessages", topic, messages, (entries, context) =>
+      topics.publishMessages(topic, entries, context),
+    );
+    this.metrics.published += ids.length;
+    return ids;
+  }
+
+  /**
+   * Checks and prepares `messages` for `target` (a queue or a topic), then hands them to `call` in
+   * runs of the provider's batch size, sending again the entries that failed transiently.
+   */
+  async #sendAll(
+    what: "sendMessages" | "publishMessages",
+    target: string,
+    messages: readonly MessageInput[],
+    call: (entries: readonly OutgoingMessage[], context: OperationContext) => Promise<BatchEntryResult[]>,
+  ): Promise<string[]> {
+    this.#invoker.assertOpen();
+    validateQueueName(target);
+    if (!Array.isArray(messages)) throw new QueueError("Validation", `${what} takes an array of messages`);
+    if (messages.length === 0) return [];
+    const capabilities = this.provider.capabilities;
+    const prepared = messages.map((message, index) =>
+      prepareMessage(message, capabilities, messages.length === 1 ? undefined : index),
+    );
     const send = (entries: readonly OutgoingMessage[]) =>
-      this.#invoker.run("sendMessages", (context) => this.provider.sendMessages(queue, entries, context));
-    const results = await send(run);
-    return retryFailedEntries(run, results, send);
+      this.#invoker.run(what, (context) => call(entries, context));
+    return sendInRuns(prepared, capabilities.batching ? capabilities.maxBatchSize : 1, async (run) =>
+      retryFailedEntries(run, await send(run), send),
+    );
   }
 
   async receiveMessage(queue: string, timeoutMs = 0, options?: WaitOptions): Promise<ReceivedMessage | null> {
@@ -328,56 +343,14 @@ export class StandardQueueClient implements QueueClient {
   }
 }
 
-/** Admin calls with their names checked and transient failures repeated. */
-class CheckedAdmin implements QueueAdmin {
-  readonly #admin: QueueAdmin;
-  readonly #invoker: Invoker;
+/** The one id a batch of one resolved. */
+function onlyEntry(ids: string[]): string {
+  return ids[0] as string;
+}
 
-  constructor(admin: QueueAdmin, invoker: Invoker) {
-    this.#admin = admin;
-    this.#invoker = invoker;
-  }
-
-  createQueue(name: string, options?: QueueOptions): Promise<QueueInfo> {
-    return this.#call(name, "createQueue", () => this.#admin.createQueue(name, options));
-  }
-  deleteQueue(name: string): Promise<void> {
-    return this.#call(name, "deleteQueue", () => this.#admin.deleteQueue(name));
-  }
-  listQueues(prefix?: string): Promise<string[]> {
-    return this.#invoker.run("listQueues", () => this.#admin.listQueues(prefix));
-  }
-  getQueue(name: string): Promise<QueueInfo | null> {
-    return this.#call(name, "getQueue", () => this.#admin.getQueue(name));
-  }
-  getQueueStats(name: string): Promise<QueueStats> {
-    return this.#call(name, "getQueueStats", () => this.#admin.getQueueStats(name));
-  }
-  purgeQueue(name: string): Promise<number> {
-    return this.#call(name, "purgeQueue", () => this.#admin.purgeQueue(name));
-  }
-  deadLetterQueueOf(name: string): Promise<string> {
-    return this.#call(name, "deadLetterQueueOf", () => this.#admin.deadLetterQueueOf(name));
-  }
-  redrive(deadLetterQueue: string, target?: string): Promise<number> {
-    if (target !== undefined) validateQueueName(target);
-    return this.#call(deadLetterQueue, "redrive", () => this.#admin.redrive(deadLetterQueue, target));
-  }
-  peekMessages(queue: string, max: number, fromSequence?: string): Promise<PeekedMessage[]> {
-    try {
-      validatePeek(max, fromSequence);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.#call(queue, "peekMessages", () => this.#admin.peekMessages(queue, max, fromSequence));
-  }
-
-  #call<T>(name: string, what: string, call: (context: OperationContext) => Promise<T>): Promise<T> {
-    try {
-      validateQueueName(name);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.#invoker.run(what, call);
-  }
+/** A batch of one that failed failed for its one reason: that reason is thrown. */
+function onlyEntryFailure(error: unknown): never {
+  const only = QueueError.is(error, "PartialBatchFailure") ? error.results?.[0] : undefined;
+  if (only !== undefined && !only.ok) throw only.error;
+  throw error;
 }

@@ -18,5 +18,7 @@ export function fullCapabilities(maxMessageBytes: number, maxBatchSize: number):
     redrive: true,
     lockedCount: true,
     peek: true,
+    topics: false,
+    filters: [],
   });
 }

@@ -70,6 +70,8 @@ export function rabbitMqCapabilities(maxMessageBytes: number): Capabilities {
     redrive: true,
     lockedCount: false,
     peek: false,
+    topics: false,
+    filters: [],
   });
 }
 

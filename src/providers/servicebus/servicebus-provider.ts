@@ -47,6 +47,8 @@ export const SERVICE_BUS_CAPABILITIES: Capabilities = Object.freeze({
   timeToLive: true,
   redrive: true,
   peek: true,
+  topics: false,
+  filters: [],
   lockedCount: false,
 });
 

@@ -45,6 +45,8 @@ export const SQS_CAPABILITIES: Capabilities = Object.freeze({
   timeToLive: false,
   redrive: true,
   peek: false,
+  topics: false,
+  filters: [],
   lockedCount: true,
 });
 

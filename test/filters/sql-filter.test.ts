@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { compileFilter, MATCH_ALL, MAX_SQL_FILTER_LENGTH } from "../../src/rules/filters/index.js";
-import { message, sql, truth, validationOf } from "./support.js";
+import { EVERY_PROPERTY, message, sql, truth, validationOf } from "./support.js";
 
 /** Conditions that are TRUE, FALSE and UNKNOWN on a message without attribute `missing`. */
 const VALUES = { T: "1 = 1", F: "1 = 0", U: "missing = 1" } as const;
@@ -218,15 +218,7 @@ describe("SQL filters: operators", () => {
   });
 
   test("sys.<property> names the system properties, any case; sys.label is sys.subject", () => {
-    const properties = {
-      correlationId: "c",
-      subject: "s",
-      contentType: "application/json",
-      messageId: "m",
-      sessionId: "g",
-      to: "t",
-      replyTo: "r",
-    };
+    const properties = EVERY_PROPERTY;
     expect(
       sql(
         "sys.correlationId = 'c' AND sys.Label = 's' AND sys.subject = 's' AND sys.contenttype = 'application/json' " +

@@ -1,6 +1,17 @@
 import { QueueError } from "../../src/core/errors.js";
 import { type AttributeValue, compileFilter, type FilterableMessage } from "../../src/rules/filters/index.js";
 
+/** A value for each system property. */
+export const EVERY_PROPERTY = {
+  correlationId: "c",
+  subject: "s",
+  contentType: "application/json",
+  messageId: "m",
+  sessionId: "g",
+  to: "t",
+  replyTo: "r",
+} as const;
+
 /** A message with these attributes and system properties, and a body (JSON of `body` unless given as text). */
 export function message(
   attributes: Record<string, AttributeValue> = {},

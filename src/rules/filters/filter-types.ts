@@ -1,36 +1,19 @@
+import type { FilterKind, SubscriptionFilter } from "../../core/topics.js";
+
 /** A typed application property: our core carries strings, Service Bus carries numbers and booleans too. */
 export type AttributeValue = string | number | boolean;
 
-/** A filter matching when every field it gives equals the message's (attribute names as in {@link attributeOf}). */
-export interface CorrelationFilter {
-  correlationId?: string;
-  subject?: string;
-  contentType?: string;
-  messageId?: string;
-  sessionId?: string;
-  to?: string;
-  replyTo?: string;
-  /** Each name present on the message with an equal value (a number or boolean equals its canonical text). */
-  attributes?: Record<string, AttributeValue>;
-}
+// The public shapes are the client API's (src/core/topics.ts); this folder implements them.
+export type { CorrelationFilter, FilterKind, SubscriptionFilter } from "../../core/topics.js";
 
 /** What an SNS filter policy looks at, as SNS's `FilterPolicyScope`. */
-export const POLICY_SCOPES = ["attributes", "body"] as const;
+export const POLICY_SCOPES = ["attributes", "body"] as const satisfies readonly PolicyScope[];
 
 /** `attributes` (SNS's `MessageAttributes`, the default) or `body` (`MessageBody`, parsed as JSON). */
-export type PolicyScope = (typeof POLICY_SCOPES)[number];
-
-/** A rule's filter: a correlation filter, a Service Bus SQL expression, or an SNS filter policy. */
-export type SubscriptionFilter =
-  | { readonly correlation: CorrelationFilter }
-  | { readonly sql: string }
-  | { readonly policy: string | Record<string, unknown>; readonly scope?: PolicyScope };
+export type PolicyScope = NonNullable<Extract<SubscriptionFilter, { readonly policy: unknown }>["scope"]>;
 
 /** The kinds of filter, as `capabilities.filters` lists them. */
-export const FILTER_KINDS = ["correlation", "sql", "policy"] as const;
-
-/** One kind of {@link SubscriptionFilter}. */
-export type FilterKind = (typeof FILTER_KINDS)[number];
+export const FILTER_KINDS = ["correlation", "sql", "policy"] as const satisfies readonly FilterKind[];
 
 /** What a filter looks at: a message's system properties, its attributes and (for body-scoped policies) its body. */
 export interface FilterableMessage {

@@ -114,6 +114,16 @@ async function brokerContests(broker: Broker, goals: Goal[]): Promise<void> {
 }
 
 /**
+ * The brokers named after the suite's (`npm run bench -- brokers nats`), or every one when none is
+ * named: the other arguments name suites, which no broker is called.
+ */
+function chosenBrokers(): Broker[] {
+  const all = Object.keys(BROKERS) as Broker[];
+  const named = all.filter((broker) => process.argv.slice(2).includes(broker));
+  return named.length > 0 ? named : all;
+}
+
+/**
  * Issue 28, item 5: our rabbitmq and nats providers beside each broker's own client used bare
  * (amqplib: quorum queue, confirms, manual acks; JetStream: work-queue stream, PubAcks, pull
  * consumer, explicit acks), sending, receiving and settling in batches of 10 from 4 loops and
@@ -128,7 +138,7 @@ export async function run(): Promise<void> {
       "the brokers run on this machine, their CPU is not counted.",
   );
   const goals: Goal[] = [];
-  for (const broker of Object.keys(BROKERS) as Broker[]) await brokerContests(broker, goals);
+  for (const broker of chosenBrokers()) await brokerContests(broker, goals);
   console.log("\n### Broker goals (issue 28)\n");
   if (goals.length === 0) console.log("- none judged: neither provider is available");
   for (const goal of goals) console.log(goalLine(goal));

@@ -50,22 +50,29 @@ export async function removeDelivered(
   kind: "ack" | "term",
   what: string,
 ): Promise<boolean> {
-  const erased = await link
-    .ask(
-      what,
-      `$JS.API.STREAM.MSG.DELETE.${info.stream}`,
-      JSON.stringify({ seq: info.streamSequence }),
-      (answer) => apiAnswer<{ success: boolean }>(answer).success,
-    )
-    .catch((error: unknown) => {
-      // Gone: deleted or purged ("no message found"), past the stream's end (its queue made
-      // again: "stream store EOF"), or the stream itself.
-      if (!/no message found|not found|store EOF/i.test(String((error as Error).message))) throw error;
-      return false;
-    });
+  const erased = await eraseStored(link, info.stream, info.streamSequence, what);
   // Only after an erase: JetStream 2.9 removes the message an ack names from a work-queue stream
   // even when its consumer holds no such delivery, so a stale ack subject (the queue made again
   // since, numbering from 1) would remove another message.
   if (erased && !link.nc.isClosed()) link.nc.publish(ackSubject, kind === "ack" ? "+ACK" : "+TERM");
   return erased;
+}
+
+/**
+ * Erases message `seq` of `stream` (written to its block at once, see {@link removeDelivered});
+ * false when it was gone already: deleted or purged ("no message found"), past the stream's end
+ * (its queue made again: "stream store EOF"), or the stream itself.
+ */
+export function eraseStored(link: NatsLink, stream: string, seq: number, what: string): Promise<boolean> {
+  return link
+    .ask(
+      what,
+      `$JS.API.STREAM.MSG.DELETE.${stream}`,
+      JSON.stringify({ seq }),
+      (answer) => apiAnswer<{ success: boolean }>(answer).success,
+    )
+    .catch((error: unknown) => {
+      if (!/no message found|not found|store EOF/i.test(String((error as Error).message))) throw error;
+      return false;
+    });
 }

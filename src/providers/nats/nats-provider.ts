@@ -19,7 +19,7 @@ import { maxMessageBytesOf } from "../../rules/limits.js";
 import { newMessageId } from "../../rules/message-ids.js";
 import { resolveQueueDefaults } from "../../rules/queue-defaults.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
-import { signalDelivery } from "./acks.js";
+import { eraseStored, signalDelivery } from "./acks.js";
 import type { NatsProviderConfig } from "./config.js";
 import { NatsLink } from "./connection.js";
 import { DeduplicationIds } from "./deduplication-ids.js";
@@ -42,7 +42,7 @@ import {
 import { NatsSession, type SessionDeps } from "./sessions.js";
 import { storedMessage } from "./stored-message.js";
 import { Wakeup } from "./wakeups.js";
-import { LOOK_AGAIN_MS, WORK_RECEIPT, WorkQueues } from "./work-queue.js";
+import { LOOK_AGAIN_MS, StaleRecord, WORK_RECEIPT, WorkQueues } from "./work-queue.js";
 
 /** Headroom under the server's `max_payload` for the headers a message carries (its meta, its id). */
 const HEADER_ROOM_BYTES = 64 * 1_024;
@@ -209,43 +209,12 @@ export class NatsProvider implements QueueProvider {
     messages: readonly OutgoingMessage[],
     _context: OperationContext,
   ): Promise<BatchEntryResult[]> {
-    const record = await this.#forSend(queue);
-    const now = this.#clock.now();
-    const results = await Promise.all(
-      messages.map(async (message): Promise<BatchEntryResult> => {
-        const id = message.messageId ?? newMessageId();
-        try {
-          const meta = outgoingMeta(
-            message,
-            id,
-            now,
-            message.timeToLiveMs ?? record.defaultTimeToLiveMs,
-            message.delayMs ?? record.defaultDelayMs,
-          );
-          const deduplicationId = record.deduplicationWindowMs > 0 ? message.deduplicationId : undefined;
-          const stored = await publish(
-            this.#link,
-            this.#prefix,
-            record,
-            meta,
-            message.body,
-            `sending to ${queue}`,
-            deduplicationId,
-          );
-          if (deduplicationId === undefined) return { ok: true, messageId: id };
-          if (!stored.duplicate) {
-            await this.#deduplication.remember(queue, deduplicationId, id);
-            return { ok: true, messageId: id };
-          }
-          const original =
-            (await this.#deduplication.original(queue, deduplicationId)) ??
-            (await this.#originalId(record, stored.sequence, id));
-          return { ok: true, messageId: original };
-        } catch (error) {
-          return { ok: false, error: this.#link.error(error, `sending to ${queue}`) };
-        }
-      }),
-    );
+    const generation = this.#catalog.generation;
+    const record = await this.#forSend(queue, true);
+    let sent = await Promise.all(messages.map((message) => this.#sendOne(record, message, true)));
+    // The catalog changed while the record was used (any queue's record, by any process).
+    if (generation !== this.#catalog.generation) sent = await this.#sendAgainIfStale(record, messages, sent);
+    const results = sent.map((one) => one.result);
     // Nothing sent for a reason of the connection (not of the messages): the call failed as a whole.
     const first = results[0];
     if (
@@ -255,6 +224,74 @@ export class NatsProvider implements QueueProvider {
     )
       throw first.error;
     return results;
+  }
+
+  /**
+   * Sends `message` to `record`'s stream, its deduplication id on the stream only when
+   * `deduplicateOnStream` (else only remembered, see {@link sendAgainIfStale}).
+   */
+  async #sendOne(record: QueueRecord, message: OutgoingMessage, deduplicateOnStream: boolean): Promise<Sent> {
+    const queue = record.name;
+    const id = message.messageId ?? newMessageId();
+    try {
+      const now = this.#clock.now();
+      const meta = outgoingMeta(
+        message,
+        id,
+        now,
+        message.timeToLiveMs ?? record.defaultTimeToLiveMs,
+        message.delayMs ?? record.defaultDelayMs,
+      );
+      const deduplicationId = record.deduplicationWindowMs > 0 ? message.deduplicationId : undefined;
+      const stored = await publish(
+        this.#link,
+        this.#prefix,
+        record,
+        meta,
+        message.body,
+        `sending to ${queue}`,
+        deduplicateOnStream ? deduplicationId : undefined,
+      );
+      const fresh = { result: { ok: true, messageId: id }, sequence: stored.sequence } as const;
+      if (deduplicationId === undefined) return fresh;
+      if (!stored.duplicate) {
+        await this.#deduplication.remember(queue, deduplicationId, id);
+        return fresh;
+      }
+      const original =
+        (await this.#deduplication.original(queue, deduplicationId)) ??
+        (await this.#originalId(record, stored.sequence, id));
+      return { result: { ok: true, messageId: original } };
+    } catch (error) {
+      return { result: { ok: false, error: this.#link.error(error, `sending to ${queue}`) } };
+    }
+  }
+
+  /**
+   * Sends `messages` again when the queue was deleted or made again (by another process) while
+   * `used` was its record: each one the stale record stored is erased, unless taken already, and
+   * sent by the queue's record now, with its id (and its deduplication id only remembered: the
+   * stream would find it a repeat of the one erased); each one that failed is sent again.
+   */
+  async #sendAgainIfStale(
+    used: QueueRecord,
+    messages: readonly OutgoingMessage[],
+    sent: Sent[],
+  ): Promise<Sent[]> {
+    const queue = used.name;
+    const now = await this.#catalog.find(queue);
+    if (now !== undefined && JSON.stringify(now) === JSON.stringify(used)) return sent;
+    const record = await this.#forSend(queue, false);
+    const stream = this.#catalog.names(queue).stream;
+    return Promise.all(
+      sent.map(async (one, index): Promise<Sent> => {
+        const message = messages[index]!;
+        if (!one.result.ok) return this.#sendOne(record, message, true);
+        if (one.sequence === undefined) return one;
+        if (!(await eraseStored(this.#link, stream, one.sequence, `sending to ${queue}`))) return one;
+        return this.#sendOne(record, { ...message, messageId: one.result.messageId }, false);
+      }),
+    );
   }
 
   /** The id of the message a duplicate repeats (JetStream tells its sequence), or `fallback` once it is gone. */
@@ -271,21 +308,28 @@ export class NatsProvider implements QueueProvider {
     context: OperationContext,
   ): Promise<ReceivedMessage[]> {
     const signal = AbortSignal.any([context.signal, this.#closing.signal]);
-    // One that does not wait pulls while the queue's record is read (see WorkQueues.pullAhead).
-    let ahead = waitMs === 0 ? this.#work.pullAhead(queue, maxMessages) : undefined;
-    try {
-      const record = await this.#forRead(queue, waitMs, signal);
-      if (record === undefined) return [];
-      if (record.fifo) return await this.#borrow(record, maxMessages, waitMs, signal);
-      const taken = ahead;
-      ahead = undefined;
-      return await this.#work.receive(record, maxMessages, waitMs, signal, taken);
-    } catch (error) {
-      // A receive the client's close cut short resolves empty, as a wait that ended does.
-      if (this.#closed) return [];
-      throw error;
-    } finally {
-      if (ahead !== undefined) this.#work.giveBack(ahead);
+    for (;;) {
+      const generation = this.#catalog.generation;
+      // One that does not wait pulls while the queue's record is read (see WorkQueues.pullAhead).
+      let ahead = waitMs === 0 ? this.#work.pullAhead(queue, maxMessages) : undefined;
+      try {
+        const known = await this.#forRead(queue, waitMs, signal, true);
+        if (known === undefined) return [];
+        // Sessions take their own round trips: a FIFO queue's record is read afresh.
+        const record = known.fifo ? await this.#catalog.require(queue) : known;
+        if (record.fifo) return await this.#borrow(record, maxMessages, waitMs, signal);
+        const taken = ahead;
+        ahead = undefined;
+        return await this.#work.receive(record, maxMessages, waitMs, signal, { ahead: taken, generation });
+      } catch (error) {
+        // The queue was deleted or made again while its record was used: what came went back.
+        if (error instanceof StaleRecord) continue;
+        // A receive the client's close cut short resolves empty, as a wait that ended does.
+        if (this.#closed) return [];
+        throw error;
+      } finally {
+        if (ahead !== undefined) this.#work.giveBack(ahead);
+      }
     }
   }
 
@@ -392,7 +436,7 @@ export class NatsProvider implements QueueProvider {
     context: OperationContext,
   ): Promise<SessionProvider> {
     const signal = AbortSignal.any([context.signal, this.#closing.signal]);
-    const record = await this.#forRead(queue, sessionId === undefined ? waitMs : 0, signal);
+    const record = await this.#forRead(queue, sessionId === undefined ? waitMs : 0, signal, false);
     if (record === undefined) throw noQueueToAcceptFrom(queue, sessionId);
     if (!record.fifo)
       throw new QueueError(
@@ -430,21 +474,19 @@ export class NatsProvider implements QueueProvider {
           await session.closeSession();
         }
         const left = deadline - this.#clock.now();
-        if (left <= 0 || signal.aborted)
-          throw new QueueError(
-            "NoSessionAvailable",
-            `no session of ${record.name} was free in the time given`,
-          );
+        if (left <= 0 || signal.aborted) throw noSessionFree(record.name);
         await wakeup.wait(Math.min(left, LOOK_AGAIN_MS), signal);
+        // Ended (the client closing): no look more, whose requests the closing connection may never answer.
+        if (signal.aborted) throw noSessionFree(record.name);
       }
     } finally {
       wakeup.close();
     }
   }
 
-  /** The record of a queue to send to: with `createQueues`, made on first use. */
-  async #forSend(queue: string): Promise<QueueRecord> {
-    const found = await this.#catalog.find(queue);
+  /** The record of a queue to send to (as last read, when `known` will do): with `createQueues`, made on first use. */
+  async #forSend(queue: string, known: boolean): Promise<QueueRecord> {
+    const found = known ? await this.#catalog.known(queue) : await this.#catalog.find(queue);
     if (found !== undefined) return found;
     if (!this.#createQueues) throw new QueueError("QueueNotFound", `queue ${queue} does not exist`);
     try {
@@ -456,14 +498,25 @@ export class NatsProvider implements QueueProvider {
   }
 
   /**
-   * The record of a queue to read; reads never create queues: with `createQueues` one that does
-   * not exist yet is waited for (up to `waitMs`), else it is `QueueNotFound`.
+   * The record of a queue to read (as last read, when `known` will do); reads never create
+   * queues: with `createQueues` one that does not exist yet is waited for (up to `waitMs`), else
+   * it is `QueueNotFound`.
    */
-  async #forRead(queue: string, waitMs: number, signal: AbortSignal): Promise<QueueRecord | undefined> {
-    if (!this.#createQueues) return this.#catalog.require(queue);
+  async #forRead(
+    queue: string,
+    waitMs: number,
+    signal: AbortSignal,
+    known: boolean,
+  ): Promise<QueueRecord | undefined> {
+    const read = (name: string) => (known ? this.#catalog.known(name) : this.#catalog.find(name));
+    if (!this.#createQueues) {
+      const record = await read(queue);
+      if (record === undefined) throw new QueueError("QueueNotFound", `queue ${queue} does not exist`);
+      return record;
+    }
     let record: QueueRecord | undefined;
     const exists = async () => {
-      record = await this.#catalog.find(queue);
+      record = await read(queue);
       return record !== undefined;
     };
     await awaitQueue(exists, this.#clock, this.#clock.now() + waitMs, signal);
@@ -480,6 +533,17 @@ export class NatsProvider implements QueueProvider {
     this.#work.clear();
     await this.#link.close();
   }
+}
+
+/** The error of an accept of any session that found none free in its time. */
+function noSessionFree(queue: string): QueueError {
+  return new QueueError("NoSessionAvailable", `no session of ${queue} was free in the time given`);
+}
+
+/** What one message's send came to, and where it was stored when it was stored now (not a repeat). */
+interface Sent {
+  readonly result: BatchEntryResult;
+  readonly sequence?: number;
 }
 
 /** Whether a send failed for a reason of the message itself, which its batch entry tells. */

@@ -29,6 +29,11 @@ export class QueueCatalog {
   /** Forgets what the provider kept of a queue of the same name before (marks, deduplication ids). */
   readonly #forget: (queue: string) => Promise<void>;
   readonly #bucket: KvBucket;
+  /** Records read lately, by queue name (`null`: no such queue), all forgotten at any change of the catalog. */
+  readonly #known = new Map<string, QueueRecord | null>();
+  /** Counts the changes to the catalog seen (any key, by any process), and reconnects. */
+  #generation = 0;
+  #reconnects: number;
 
   constructor(
     link: NatsLink,
@@ -43,12 +48,51 @@ export class QueueCatalog {
     this.#prefix = prefix;
     this.#defaults = defaults;
     this.#clock = clock;
+    this.#reconnects = link.reconnects;
+    // Every write to the catalog, from any process, published to this connection before the
+    // writer hears it was stored: an answer this client reads after another process changed the
+    // catalog comes after the change itself (see {@link generation}).
+    link.nc.subscribe(`$KV.${catalogBucket(prefix)}.>`, { callback: () => this.#changed() });
   }
 
-  /** The record of `name`, or undefined when there is no such queue. */
+  #changed(): void {
+    this.#generation++;
+    this.#known.clear();
+  }
+
+  /**
+   * Changes to the catalog seen so far. A change another process made before this client sent a
+   * request reaches this client before that request's answer (one connection, in order), so an
+   * operation that finds the same generation once its answers came acted on records that held
+   * when the broker answered. A reconnect counts as a change (what was published meanwhile was missed).
+   */
+  get generation(): number {
+    if (this.#link.reconnects !== this.#reconnects) {
+      this.#reconnects = this.#link.reconnects;
+      this.#changed();
+    }
+    return this.#generation;
+  }
+
+  /** The record of `name`, or undefined when there is no such queue, read from the broker. */
   async find(name: string): Promise<QueueRecord | undefined> {
     validateQueueName(name);
     return (await this.#bucket.entry(token(name), `reading queue ${name}`))?.json<QueueRecord>();
+  }
+
+  /**
+   * The record of `name` as last read, when no change to the catalog was seen since; else read
+   * (see {@link find}). A caller checks {@link generation} once its answers came: a change seen
+   * meanwhile may have made what it used stale.
+   */
+  async known(name: string): Promise<QueueRecord | undefined> {
+    const generation = this.generation;
+    const known = this.#known.get(name);
+    if (known !== undefined) return known ?? undefined;
+    const record = await this.find(name);
+    // A change seen while the read was under way may have come after it was answered.
+    if (generation === this.generation) this.#known.set(name, record ?? null);
+    return record;
   }
 
   /** The record of `name`; `QueueNotFound` when there is none. */
@@ -98,6 +142,8 @@ export class QueueCatalog {
       if (lostRace(error))
         throw new QueueError("QueueAlreadyExists", `queue ${record.name} already exists`, { cause: error });
       throw error;
+    } finally {
+      this.#changed();
     }
   }
 
@@ -148,7 +194,9 @@ export class QueueCatalog {
     await this.require(name);
     const kv = await this.#bucket.open();
     // The entry first: a queue half deleted is not listed, and its stream is made again with it.
-    await this.#link.call(`deleting queue ${name}`, () => kv.delete(token(name)));
+    await this.#link
+      .call(`deleting queue ${name}`, () => kv.delete(token(name)))
+      .finally(() => this.#changed());
     await this.#link.call(`deleting the stream of queue ${name}`, async () => {
       try {
         await this.#link.jsm.streams.delete(queueNames(this.#prefix, name).stream);

@@ -25,6 +25,12 @@ export interface PullAhead {
 /** The kind mark of a receipt token for a message of a plain queue (its ack subject follows). */
 export const WORK_RECEIPT = "a";
 
+/** A queue's record, and the catalog's generation it was known to hold at. */
+interface Current {
+  readonly record: QueueRecord;
+  readonly generation: number;
+}
+
 /** A message this client received from a work consumer and has not settled. */
 interface HeldWork {
   lockedUntil: number;
@@ -94,27 +100,55 @@ export class WorkQueues {
     max: number,
     waitMs: number,
     signal: AbortSignal,
-    ahead?: PullAhead,
+    { ahead, generation }: { ahead: PullAhead | undefined; generation: number },
   ): Promise<Delivery[]> {
     const { clock, link } = this.#deps;
     const names = this.#deps.catalog.names(record.name);
     const deadline = clock.now() + waitMs;
     const wakeup = waitMs > 0 ? new Wakeup(link, names.ready) : undefined;
+    let current: Current = { record, generation };
     try {
       for (let first = ahead; ; first = undefined) {
-        const look = first ?? (await this.#look(record, max));
+        const look = first ?? (await this.#look(current.record, max));
         const pulled = await look.pulled;
-        const ready = await this.#accept(record, pulled, look.pulledAt);
+        current = await this.#current(current, pulled);
+        const ready = await this.#accept(current.record, pulled, look.pulledAt);
         if (ready.length > 0 || signal.aborted) return ready;
         // All of them dead-lettered or dropped: look again before waiting.
         if (pulled.length > 0) continue;
         const left = deadline - clock.now();
         if (left <= 0 || wakeup === undefined) return [];
         await wakeup.wait(Math.min(left, LOOK_AGAIN_MS), signal);
+        // Ended (the client closing): no look more, whose pull the closing connection may never answer.
+        if (signal.aborted) return [];
       }
     } finally {
       wakeup?.close();
     }
+  }
+
+  /**
+   * The record of the queue as it is now, and the catalog's generation it holds at: `current`
+   * itself while the catalog did not change since `generation` (the pull's answer came after any
+   * change made before the pull was sent); else read again. A plain queue made again under the
+   * pull took its messages from the new stream, and takes them by the new record; one deleted, or
+   * made again with sessions, gives `pulled` back and throws {@link StaleRecord}, for the receive
+   * to start over.
+   */
+  async #current(current: Current, pulled: Msg[]): Promise<Current> {
+    const { catalog, pulls } = this.#deps;
+    const generation = catalog.generation;
+    if (generation === current.generation) return current;
+    const giveBack = () => {
+      for (const message of pulled) pulls.giveBack(message);
+    };
+    const record = await catalog.find(current.record.name).catch((error: unknown) => {
+      giveBack();
+      throw error;
+    });
+    if (record !== undefined && !record.fifo) return { record, generation };
+    giveBack();
+    throw new StaleRecord();
   }
 
   /** Moves the delayed messages of `record` that are due, then pulls up to `max`. */
@@ -400,6 +434,9 @@ export class WorkQueues {
     this.#held.clear();
   }
 }
+
+/** Thrown by a receive whose queue's record changed under it: the caller reads it again and starts over. */
+export class StaleRecord extends Error {}
 
 /** The error of a settle of a message no longer stored. */
 function notStored(queue: string): QueueError {

@@ -226,6 +226,34 @@ describe("a queue made again under a receipt of the one before", () => {
   });
 });
 
+describe("a queue another client deleted and made again, with other options", () => {
+  it("is what the next send and receive of this client act on, though it read the record before", async () => {
+    const namespace = prefixes.prefix("remade");
+    const client = await prefixes.client(namespace);
+    const other = await prefixes.client(namespace);
+    await client.admin.createQueue("orders", { lockDurationMs: 30_000 });
+    await client.admin.createQueue("fifo");
+    // Both records read by this client.
+    await client.sendMessage("orders", "first");
+    expect(await client.receiveMessage("orders")).not.toBeNull();
+    await client.sendMessage("fifo", "plain");
+    await other.admin.deleteQueue("orders");
+    await other.admin.createQueue("orders", { lockDurationMs: 2_000 });
+    await other.admin.deleteQueue("fifo");
+    await other.admin.createQueue("fifo", { requiresSession: true });
+    // The FIFO queue now refuses a message without a session, and keeps nothing of it.
+    expect(await codeOf(client.sendMessage("fifo", "no session"))).toBe("Validation");
+    expect(await other.admin.getQueueStats("fifo")).toMatchObject({ active: 0 });
+    await other.sendMessage("orders", "second");
+    const started = Date.now();
+    const second = await client.receiveMessage("orders");
+    expect(second?.text()).toBe("second");
+    expect(second?.deliveryCount).toBe(1);
+    expect(second!.receiptHandle.expiresAt.getTime() - started).toBeLessThan(10_000);
+    await client.completeMessage(second!.receiptHandle);
+  });
+});
+
 describe("delays another client set", () => {
   it("are moved once they end while this client keeps receiving, never before", async () => {
     const namespace = prefixes.prefix("delays");

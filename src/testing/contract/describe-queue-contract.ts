@@ -10,11 +10,13 @@ import { orderCases } from "./order.js";
 import { peekCases } from "./peek.js";
 import { sessionCases } from "./sessions.js";
 import type { Suite } from "./suite.js";
+import { topicCases } from "./topics.js";
 
 /**
- * Declares the contract suite, C01–C64 of the shared semantics and the consumers' C65–C79, for one provider. Every test
- * creates its own queues; a case is skipped only when the provider lacks the capability it
- * needs (or, for a case about its refusal, has it), and the skipped ids are printed at the end.
+ * Declares the contract suite, C01–C64 of the shared semantics, the consumers' C65–C79 and the
+ * topics' C80–C99, for one provider. Every test creates its own queues; a case is skipped only
+ * when the provider lacks the capability it needs (or, for a case about its refusal, has it), and
+ * the skipped ids are printed at the end.
  */
 export function describeQueueContract(
   name: string,
@@ -69,5 +71,6 @@ export function describeQueueContract(
     loadCases(suite, resolved);
     peekCases(suite);
     consumerCases(suite);
+    topicCases(suite);
   });
 }

@@ -12,8 +12,11 @@ export interface ContractContext {
   readonly clock: VirtualClock | undefined;
   /** Unique per test: clients made with the same namespace must share their queues. */
   readonly namespace: string;
-  /** The suite creates every queue it uses; clients must not create queues on first use. */
-  readonly createQueues: false;
+  /**
+   * Whether the client creates a queue (or topic) on first use: false for every client but the
+   * one a case about that asks for (it is made in a namespace of its own).
+   */
+  readonly createQueues: boolean;
 }
 
 /** Makes a client of the provider under test. */
@@ -89,6 +92,21 @@ export class Harness {
       clock: this.clock,
       namespace: this.#namespace,
       createQueues: false,
+    });
+    this.#clients.push(client);
+    return client;
+  }
+
+  /**
+   * A new client that creates a queue or topic on first use, closed when the test ends. It has a
+   * namespace of its own: a provider whose clients of one namespace share an engine keeps the
+   * first client's setting.
+   */
+  async clientCreatingQueues(): Promise<QueueClient> {
+    const client = await this.#makeClient({
+      clock: this.clock,
+      namespace: `${this.#namespace}-c`,
+      createQueues: true,
     });
     this.#clients.push(client);
     return client;

@@ -9,6 +9,7 @@ import { type EngineContext, existingQueue, storeNewQueue, tokenSource } from ".
 import { type RedriveOptions, redrive } from "./dead-letters.js";
 import { cancelScheduled, defer, receiveDeferred } from "./deferral.js";
 import { type EngineMessage, receive, type SendOutcome, send } from "./delivery.js";
+import { EngineTopics } from "./engine-topics.js";
 import { maintain, maintainSourcesOf, releaseGroupIfIdle } from "./maintenance.js";
 import type { LockReference, MessageRecord } from "./records.js";
 import {
@@ -75,6 +76,8 @@ export interface EngineOptions extends Partial<QueueDefaults> {
  * operation that feeds them.
  */
 export class QueueEngine {
+  /** Topics, their subscriptions (queues named by their paths) and rules. */
+  readonly topics: EngineTopics;
   readonly #context: EngineContext;
   readonly #pollIntervalMs: number | undefined;
 
@@ -89,6 +92,7 @@ export class QueueEngine {
       newToken: tokenSource(),
     };
     this.#pollIntervalMs = options.pollIntervalMs;
+    this.topics = new EngineTopics(this.#context);
   }
 
   /** The clock the engine keeps time by. */

@@ -1,4 +1,5 @@
 import type { QueueRecord } from "../rules/queue-records.js";
+import type { SubscriptionRecord, TopicRecord } from "../rules/topic-records.js";
 import type {
   DuplicateRecord,
   GroupRecord,
@@ -31,6 +32,21 @@ export interface QueueStore {
   putQueue(queue: QueueRecord): void;
   /** Removes a queue with its messages, groups and deduplication records. */
   deleteQueue(name: string): void;
+
+  /** A topic, or `undefined` when none has that name (read outside a transaction as `getQueue` is). */
+  getTopic(name: string): TopicRecord | undefined;
+  /** Every topic, sorted by name. */
+  listTopics(): TopicRecord[];
+  /** Adds a topic or replaces it (its counter of published messages included). */
+  putTopic(topic: TopicRecord): void;
+  /** Removes a topic and its subscriptions' records (their queues are the engine's to delete). */
+  deleteTopic(name: string): void;
+  /** The subscriptions of a topic, sorted by name. */
+  listSubscriptions(topic: string): SubscriptionRecord[];
+  /** Adds a subscription or replaces it (its rules). */
+  putSubscription(subscription: SubscriptionRecord): void;
+  /** Removes a subscription's record. */
+  deleteSubscription(topic: string, name: string): void;
 
   /** Stores a new message, giving it the next sequence number of its queue (set on `message.seq` and returned); `now` is the engine's time. */
   insertMessage(queue: string, message: MessageRecord, now: number): number;

@@ -15,10 +15,13 @@ import {
 import { createMemoryProvider } from "../../src/providers/memory/memory-provider.js";
 import { FailingProvider } from "../../src/testing/index.js";
 
+/** The plain queue the double keeps a subscription's copies in. */
+const fanOutQueue = (topic: string, subscription: string) => `fan-out.${topic}.${subscription}`;
+
 /**
- * A provider double with topics: each topic fans out to the queues named by its subscriptions'
- * paths, with no filters. Only what the client's own checks need is here; the providers' topics
- * are judged by the contract suite.
+ * A provider double with topics: each topic fans out to a queue per subscription, with no
+ * filters. Only what the client's own checks need is here; the providers' topics are judged by
+ * the contract suite.
  */
 class FanOutProvider extends FailingProvider {
   readonly publishes: number[] = [];
@@ -53,7 +56,7 @@ class FanOutProvider extends FailingProvider {
         messageId: message.messageId ?? `m${index}`,
       }));
       for (const name of this.subscriptions.get(topic) ?? [])
-        results = await this.sendMessages(subscriptionPath(topic, name), messages, context);
+        results = await this.sendMessages(fanOutQueue(topic, name), messages, context);
       return results;
     },
     createTopic: async (name) => ({
@@ -68,7 +71,7 @@ class FanOutProvider extends FailingProvider {
     getTopicStats: async () => ({ subscriptions: 0, published: 0 }),
     createSubscription: async (topic, name) => {
       this.subscriptions.set(topic, [...(this.subscriptions.get(topic) ?? []), name]);
-      const info = await this.admin.createQueue(subscriptionPath(topic, name));
+      const info = await this.admin.createQueue(fanOutQueue(topic, name));
       return { ...info, topic, subscription: name, forwardTo: null };
     },
     deleteSubscription: async () => undefined,
@@ -128,7 +131,7 @@ describe("publishing through the client", () => {
     expect(ids).toEqual(Array.from({ length: 150 }, (_, i) => `id-${i}`));
     expect(client.metrics.published).toBe(150);
     expect(client.metrics.sent).toBe(0);
-    const received = await client.receiveMessages(subscriptionPath("orders", "billing"), 2);
+    const received = await client.receiveMessages(fanOutQueue("orders", "billing"), 2);
     expect(received.map((message) => message.messageId)).toEqual(["id-0", "id-1"]);
     await client.close();
   });

@@ -1,5 +1,6 @@
 import { QueueError } from "../../core/errors.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
+import type { SubscriptionRecord, TopicRecord } from "../../rules/topic-records.js";
 import type { MemoryStore, QueueContents } from "../memory/memory-store.js";
 import {
   type DuplicateRecord,
@@ -25,7 +26,11 @@ export type JournalEntry =
   | [kind: "purge", queue: string]
   | [kind: "group", queue: string, ...GroupFields]
   | [kind: "drop-group", queue: string, sessionId: string]
-  | [kind: "duplicate", queue: string, deduplicationId: string, ...DuplicateFields];
+  | [kind: "duplicate", queue: string, deduplicationId: string, ...DuplicateFields]
+  | [kind: "topic", record: TopicRecord]
+  | [kind: "drop-topic", topic: string]
+  | [kind: "subscription", record: SubscriptionRecord]
+  | [kind: "drop-subscription", topic: string, name: string];
 
 type LockFields = [
   seq: number,
@@ -231,6 +236,18 @@ export function applyEntry(store: MemoryStore, entry: JournalEntry): void {
       store.putDuplicate(queue, deduplicationId, { messageId, seq, expiresAt });
       return;
     }
+    case "topic":
+      store.putTopic(entry[1]);
+      return;
+    case "drop-topic":
+      store.deleteTopic(entry[1]);
+      return;
+    case "subscription":
+      store.putSubscription(entry[1]);
+      return;
+    case "drop-subscription":
+      store.deleteSubscription(entry[1], entry[2]);
+      return;
     default:
       throw new QueueError("Configuration", `unknown journal entry ${JSON.stringify(entry).slice(0, 80)}`);
   }

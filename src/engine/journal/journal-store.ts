@@ -1,5 +1,6 @@
 import { QueueError } from "../../core/errors.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
+import type { SubscriptionRecord, TopicRecord } from "../../rules/topic-records.js";
 import { MemoryStore, type QueueContents } from "../memory/memory-store.js";
 import type {
   DuplicateRecord,
@@ -112,6 +113,40 @@ export class JournalStore implements QueueStore {
   deleteQueue(name: string): void {
     this.#memory.deleteQueue(name);
     this.#record(["drop-queue", name]);
+  }
+
+  getTopic(name: string): TopicRecord | undefined {
+    this.#usable();
+    return this.#memory.getTopic(name);
+  }
+
+  listTopics(): TopicRecord[] {
+    this.#usable();
+    return this.#memory.listTopics();
+  }
+
+  putTopic(topic: TopicRecord): void {
+    this.#memory.putTopic(topic);
+    this.#record(["topic", topic]);
+  }
+
+  deleteTopic(name: string): void {
+    this.#memory.deleteTopic(name);
+    this.#record(["drop-topic", name]);
+  }
+
+  listSubscriptions(topic: string): SubscriptionRecord[] {
+    return this.#memory.listSubscriptions(topic);
+  }
+
+  putSubscription(subscription: SubscriptionRecord): void {
+    this.#memory.putSubscription(subscription);
+    this.#record(["subscription", subscription]);
+  }
+
+  deleteSubscription(topic: string, name: string): void {
+    this.#memory.deleteSubscription(topic, name);
+    this.#record(["drop-subscription", topic, name]);
   }
 
   insertMessage(queue: string, message: MessageRecord, _now: number): number {
@@ -278,6 +313,7 @@ export class JournalStore implements QueueStore {
   *#snapshot(): Generator<string> {
     let entries: string[] = [];
     let length = 0;
+    for (const entry of this.#topicEntries()) entries.push(JSON.stringify(entry));
     for (const queue of this.#memory.listQueues()) {
       for (const entry of snapshotEntries(this.#memory.contents(queue.name)!)) {
         const text = JSON.stringify(entry);
@@ -291,5 +327,14 @@ export class JournalStore implements QueueStore {
       }
     }
     if (entries.length > 0) yield `[${entries.join(",")}]\n`;
+  }
+
+  /** The topics and their subscriptions, as a snapshot writes them first. */
+  *#topicEntries(): Generator<JournalEntry> {
+    for (const topic of this.#memory.listTopics()) {
+      yield ["topic", topic];
+      for (const subscription of this.#memory.listSubscriptions(topic.name))
+        yield ["subscription", subscription];
+    }
   }
 }

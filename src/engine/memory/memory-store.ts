@@ -1,5 +1,6 @@
 import { QueueError } from "../../core/errors.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
+import type { SubscriptionRecord, TopicRecord } from "../../rules/topic-records.js";
 import {
   type DuplicateRecord,
   type GroupRecord,
@@ -103,6 +104,9 @@ export interface QueueContents {
 /** The engine's storage in process memory: maps for records, ordered queues for every index. */
 export class MemoryStore implements QueueStore {
   readonly #queues = new Map<string, MemoryQueue>();
+  readonly #topics = new Map<string, TopicRecord>();
+  /** Each topic's subscriptions, by name. */
+  readonly #subscriptions = new Map<string, Map<string, SubscriptionRecord>>();
   #closed = false;
 
   transaction<T>(fn: () => T): T {
@@ -113,6 +117,8 @@ export class MemoryStore implements QueueStore {
   close(): void {
     this.#closed = true;
     this.#queues.clear();
+    this.#topics.clear();
+    this.#subscriptions.clear();
   }
 
   getQueue(name: string): QueueRecord | undefined {
@@ -120,7 +126,7 @@ export class MemoryStore implements QueueStore {
   }
 
   listQueues(): QueueRecord[] {
-    return [...this.#queues.values()].map((queue) => queue.record).sort((a, b) => (a.name < b.name ? -1 : 1));
+    return [...this.#queues.values()].map((queue) => queue.record).sort(byName);
   }
 
   putQueue(record: QueueRecord): void {
@@ -131,6 +137,37 @@ export class MemoryStore implements QueueStore {
 
   deleteQueue(name: string): void {
     this.#queues.delete(name);
+  }
+
+  getTopic(name: string): TopicRecord | undefined {
+    return this.#topics.get(name);
+  }
+
+  listTopics(): TopicRecord[] {
+    return [...this.#topics.values()].sort(byName);
+  }
+
+  putTopic(topic: TopicRecord): void {
+    this.#topics.set(topic.name, topic);
+  }
+
+  deleteTopic(name: string): void {
+    this.#topics.delete(name);
+    this.#subscriptions.delete(name);
+  }
+
+  listSubscriptions(topic: string): SubscriptionRecord[] {
+    return [...(this.#subscriptions.get(topic)?.values() ?? [])].sort(byName);
+  }
+
+  putSubscription(subscription: SubscriptionRecord): void {
+    const ofTopic = this.#subscriptions.get(subscription.topic) ?? new Map<string, SubscriptionRecord>();
+    ofTopic.set(subscription.name, subscription);
+    this.#subscriptions.set(subscription.topic, ofTopic);
+  }
+
+  deleteSubscription(topic: string, name: string): void {
+    this.#subscriptions.get(topic)?.delete(name);
   }
 
   insertMessage(queue: string, message: MessageRecord): number {
@@ -445,4 +482,9 @@ export class MemoryStore implements QueueStore {
       if (q.duplicates.get(oldest.id)?.expiresAt === oldest.key) q.duplicates.delete(oldest.id);
     }
   }
+}
+
+/** Orders records by name. */
+function byName(a: { readonly name: string }, b: { readonly name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }

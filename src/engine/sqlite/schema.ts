@@ -2,7 +2,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { QueueError } from "../../core/errors.js";
 
 /** The schema version this code writes; older files are migrated on open, newer ones refused. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 // Every index serves one question of the store, so each receive is a short index range scan
 // whatever the depth: ready messages by sequence, due delays and locks by time, expiries by
@@ -57,8 +57,23 @@ CREATE TABLE IF NOT EXISTS duplicates (
 CREATE INDEX IF NOT EXISTS duplicates_expiry ON duplicates (expires_at);
 `;
 
+// Topics and their subscriptions: a subscription's messages are the queue its path names.
+const VERSION_2 = `
+CREATE TABLE IF NOT EXISTS topics (
+  name TEXT PRIMARY KEY,
+  settings TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS subscriptions (
+  topic TEXT NOT NULL,
+  name TEXT NOT NULL,
+  settings TEXT NOT NULL,
+  PRIMARY KEY (topic, name)
+) WITHOUT ROWID;
+`;
+
 /** Each step takes the file from version `index` to `index + 1`. */
-const MIGRATIONS: readonly string[] = [VERSION_1];
+const MIGRATIONS: readonly string[] = [VERSION_1, VERSION_2];
 
 /**
  * Opens a file's schema: sets the pragmas, then creates or migrates it to {@link SCHEMA_VERSION}

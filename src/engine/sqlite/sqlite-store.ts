@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
+import type { SubscriptionRecord, TopicRecord } from "../../rules/topic-records.js";
 import {
   type DuplicateRecord,
   type GroupLockKind,
@@ -190,6 +191,38 @@ export class SqliteStore implements QueueStore {
     this.#sql.deleteQueue.run(id);
     this.#queues.delete(name);
     this.#readThisTransaction.delete(name);
+  }
+
+  getTopic(name: string): TopicRecord | undefined {
+    const settings = this.#sql.getTopic.get(name) as string | undefined;
+    return settings === undefined ? undefined : (JSON.parse(settings) as TopicRecord);
+  }
+
+  listTopics(): TopicRecord[] {
+    return (this.#sql.listTopics.all() as string[]).map((settings) => JSON.parse(settings) as TopicRecord);
+  }
+
+  putTopic(topic: TopicRecord): void {
+    this.#sql.putTopic.run(topic.name, JSON.stringify(topic));
+  }
+
+  deleteTopic(name: string): void {
+    this.#sql.deleteTopic.run(name);
+    this.#sql.deleteTopicSubscriptions.run(name);
+  }
+
+  listSubscriptions(topic: string): SubscriptionRecord[] {
+    return (this.#sql.listSubscriptions.all(topic) as string[]).map(
+      (settings) => JSON.parse(settings) as SubscriptionRecord,
+    );
+  }
+
+  putSubscription(subscription: SubscriptionRecord): void {
+    this.#sql.putSubscription.run(subscription.topic, subscription.name, JSON.stringify(subscription));
+  }
+
+  deleteSubscription(topic: string, name: string): void {
+    this.#sql.deleteSubscription.run(topic, name);
   }
 
   insertMessage(queue: string, message: MessageRecord, now: number): number {

@@ -40,6 +40,18 @@ export function prepareStatements(db: BetterSqlite3.Database) {
     updateQueue: sql("UPDATE queues SET settings = ? WHERE id = ?"),
     deleteQueue: sql("DELETE FROM queues WHERE id = ?"),
 
+    getTopic: sql("SELECT settings FROM topics WHERE name = ?").pluck(),
+    listTopics: sql("SELECT settings FROM topics ORDER BY name").pluck(),
+    putTopic: sql(
+      "INSERT INTO topics (name, settings) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET settings = excluded.settings",
+    ),
+    deleteTopic: sql("DELETE FROM topics WHERE name = ?"),
+    deleteTopicSubscriptions: sql("DELETE FROM subscriptions WHERE topic = ?"),
+    listSubscriptions: sql("SELECT settings FROM subscriptions WHERE topic = ? ORDER BY name").pluck(),
+    putSubscription: sql(`INSERT INTO subscriptions (topic, name, settings) VALUES (?, ?, ?)
+      ON CONFLICT (topic, name) DO UPDATE SET settings = excluded.settings`),
+    deleteSubscription: sql("DELETE FROM subscriptions WHERE topic = ? AND name = ?"),
+
     // The next sequence is one past the largest stored, and never below the clock's floor, so numbers keep
     // rising after a queue drains without a counter row rewritten (one more page) on every send.
     insertMessage:

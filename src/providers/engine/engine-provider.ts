@@ -15,6 +15,7 @@ import type {
   OutgoingMessage,
   QueueProvider,
   SessionProvider,
+  TopicProvider,
 } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
 import { type QueueEngine, type RunWrite, runNow } from "../../engine/queue-engine.js";
@@ -22,6 +23,8 @@ import type { LockReference, MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
 import { WriteBatcher } from "../../engine/write-batcher.js";
 import { deadLetterQueueOfRecord, queueInfo } from "../../rules/queue-records.js";
+import { belongsToTopic } from "../../rules/topic-records.js";
+import { EngineTopicProvider } from "./engine-topic-provider.js";
 
 const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -88,6 +91,7 @@ export class EngineProvider implements QueueProvider {
   readonly providerType: ProviderType;
   readonly capabilities: Capabilities;
   readonly admin: QueueAdmin;
+  readonly topics: TopicProvider | undefined;
   readonly engine: QueueEngine;
   /** Engine calls are synchronous and its waits end on time. */
   readonly enforcesTimeouts = true;
@@ -113,6 +117,9 @@ export class EngineProvider implements QueueProvider {
     this.#release = release;
     // Called from async methods, so a synchronous throw still becomes a rejection, and a plain value costs no extra tick.
     this.#write = options.groupCommit ? batchedWrites(engine) : runNow;
+    this.topics = capabilities.topics
+      ? new EngineTopicProvider(engine, capabilities.maxMessageBytes, this.#write)
+      : undefined;
   }
 
   async sendMessages(
@@ -267,15 +274,29 @@ class EngineAdmin implements QueueAdmin {
   }
 
   async createQueue(name: string, options?: QueueOptions): Promise<QueueInfo> {
+    if (belongsToTopic(name))
+      throw new QueueError(
+        "Validation",
+        `${name} names a subscription of a topic (or its dead letters): createSubscription makes it`,
+      );
     return this.#engine.createQueue(name, options);
   }
 
   async deleteQueue(name: string): Promise<void> {
+    if (belongsToTopic(name) && this.#engine.getQueueRecord(name) !== undefined)
+      throw new QueueError(
+        "Validation",
+        `${name} belongs to a subscription of a topic: deleteSubscription removes it`,
+      );
     this.#engine.deleteQueue(name);
   }
 
+  /** The queues, without those that belong to topics' subscriptions (`listSubscriptions` lists them). */
   async listQueues(prefix?: string): Promise<string[]> {
-    const names = this.#engine.listQueues().map((queue) => queue.name);
+    const names = this.#engine
+      .listQueues()
+      .map((queue) => queue.name)
+      .filter((name) => !belongsToTopic(name));
     return prefix === undefined ? names : names.filter((name) => name.startsWith(prefix));
   }
 

@@ -28,7 +28,7 @@ export function describeQueueContract(
   describe(`queue contract: ${name}`, () => {
     let harness: Harness | undefined;
     beforeEach((context) => {
-      const id = /^(C\d\d) /.exec(context.task.name)?.[1];
+      const id = /^(C\d{2,3}) /.exec(context.task.name)?.[1];
       const difference = id === undefined ? undefined : options.knownDifferences?.[id];
       if (difference !== undefined) {
         skipped.set(id!, `a known difference: ${difference}`);

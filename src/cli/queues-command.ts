@@ -1,5 +1,6 @@
 import type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../core/admin.js";
 import { QueueError } from "../core/errors.js";
+import { subscriptionPath } from "../core/topics.js";
 import { countOption, UsageError } from "./arguments.js";
 import { EXIT } from "./command.js";
 import { confirmed } from "./confirm.js";
@@ -11,7 +12,10 @@ const USAGE = `Usage: queue-runtime queues [list | create <name> | delete <name>
 Lists queues with their message counts, and creates, deletes and empties them.
 
   list                    (the default) every queue, dead-letter queues included, with its
-                          active, in-flight, delayed and dead-lettered messages
+                          active, in-flight, delayed and dead-lettered messages; where the
+                          provider has topics, each topic's subscriptions too (by their paths,
+                          <topic>/subscriptions/<name>), and each topic with its subscriptions
+                          and the messages published to it
   create <name>           create a queue, and its dead-letter queue unless the provider has none
   delete <name>           delete a queue and its messages (asks first)
   purge <name>            remove every message of a queue, locked ones included (asks first)
@@ -52,8 +56,18 @@ type QueuesRequest =
   | { readonly action: "create"; readonly name: string; readonly options: QueueOptions }
   | { readonly action: "delete" | "purge"; readonly name: string; readonly yes: boolean };
 
-/** A queue's row of `queues --json`: its name and its counts, as `admin.getQueueStats` gives them. */
-type QueueCounts = { readonly name: string } & QueueStats;
+/**
+ * A row of `queues --json`: a queue's name and its counts, as `admin.getQueueStats` gives them; a
+ * subscription's row is named by its path and says its topic and subscription.
+ */
+type QueueCounts = { readonly name: string } & QueueStats & { topic?: string; subscription?: string };
+
+/** A topic as `queues` shows it. */
+interface TopicRow {
+  readonly name: string;
+  readonly subscriptions: number;
+  readonly published: number;
+}
 
 /** `queue-runtime queues`: list queues with their counts; create, delete and purge one. */
 export const QUEUES = operatorCommand({
@@ -104,10 +118,13 @@ function queueOptionsOf(values: OptionValues<typeof OPTIONS>): QueueOptions {
   return options;
 }
 
-/** Every queue with its counts; a queue deleted while the list is read is left out. */
+/**
+ * Every queue with its counts, then each topic's subscriptions (where the provider has topics); a
+ * queue or topic deleted while the list is read is left out.
+ */
 async function listQueues({ client, io, json }: OperatorCall<QueuesRequest>): Promise<number> {
   const rows: QueueCounts[] = [];
-  for (const name of await client.admin.listQueues()) {
+  const counted = async (name: string, of?: { topic: string; subscription: string }) => {
     const stats = await statsOrGone(client.admin, name);
     if (stats !== undefined)
       rows.push({
@@ -116,12 +133,24 @@ async function listQueues({ client, io, json }: OperatorCall<QueuesRequest>): Pr
         inFlight: stats.inFlight,
         delayed: stats.delayed,
         deadLettered: stats.deadLettered,
+        ...of,
       });
-  }
+  };
+  for (const name of await client.admin.listQueues()) await counted(name);
+  const topics: TopicRow[] = [];
+  if (client.capabilities.topics)
+    for (const topic of await client.admin.listTopics()) {
+      const stats = await goneAsUndefined(() => client.admin.getTopicStats(topic));
+      const subscriptions = await goneAsUndefined(() => client.admin.listSubscriptions(topic));
+      if (stats === undefined || subscriptions === undefined) continue;
+      topics.push({ name: topic, ...stats });
+      for (const subscription of subscriptions)
+        await counted(subscriptionPath(topic, subscription), { topic, subscription });
+    }
   show(io, json, {
     json: rows,
-    terminal:
-      rows.length === 0
+    terminal: [
+      ...(rows.length === 0
         ? ["no queues"]
         : tableLines(
             ["NAME", "ACTIVE", "IN FLIGHT", "DELAYED", "DEAD-LETTERED"],
@@ -129,16 +158,31 @@ async function listQueues({ client, io, json }: OperatorCall<QueuesRequest>): Pr
               row.name,
               ...[row.active, row.inFlight, row.delayed, row.deadLettered].map(String),
             ]),
-          ),
+          )),
+      ...(topics.length === 0
+        ? []
+        : [
+            "",
+            ...tableLines(
+              ["TOPIC", "SUBSCRIPTIONS", "PUBLISHED"],
+              topics.map((topic) => [topic.name, String(topic.subscriptions), String(topic.published)]),
+            ),
+          ]),
+    ],
     piped: rows.map((row) => row.name),
   });
   return EXIT.done;
 }
 
 /** A queue's counts, or `undefined` when it no longer exists. */
-async function statsOrGone(admin: QueueAdmin, name: string): Promise<QueueStats | undefined> {
+function statsOrGone(admin: QueueAdmin, name: string): Promise<QueueStats | undefined> {
+  return goneAsUndefined(() => admin.getQueueStats(name));
+}
+
+/** What `read` answers, or `undefined` when what it reads no longer exists. */
+async function goneAsUndefined<T>(read: () => Promise<T>): Promise<T | undefined> {
   try {
-    return await admin.getQueueStats(name);
+    return await read();
   } catch (error) {
     if (QueueError.is(error, "QueueNotFound")) return undefined;
     throw error;

@@ -144,6 +144,51 @@ describe("queue-runtime send, receive and peek on a SQLite file", { timeout: 60_
     expect(payment).toMatchObject({ messageId: sessioned.messageId, sessionId: "customer-7" });
   });
 
+  it("send --topic publishes to a topic, and queues lists each subscription by its path with its counts", async () => {
+    const url = newStore();
+    const client = await library(url);
+    await client.admin.createTopic("orders");
+    await client.admin.createSubscription("orders", "all");
+    await client.admin.createSubscription("orders", "eu", {
+      rules: [{ name: "eu", filter: { sql: "region = 'eu'" } }],
+    });
+    const published = JSON.parse(
+      succeeded(await on(url, ["send", "--topic", "orders", "order 1", "--attr", "region=eu", "--json"])),
+    );
+    expect(published).toEqual({ topic: "orders", messageId: expect.any(String) });
+    expect(succeeded(await on(url, ["send", "--topic", "orders", "order 2"]))).toMatch(/^\S+\n$/);
+    refused(await on(url, ["send", "--topic", "orders"]), 2, /missing <body \| ->/);
+
+    expect(lines(succeeded(await on(url, ["queues"])))).toEqual([
+      "orders/subscriptions/all",
+      "orders/subscriptions/eu",
+    ]);
+    const listed = JSON.parse(succeeded(await on(url, ["queues", "--json"]))) as Record<string, unknown>[];
+    expect(listed).toEqual([
+      {
+        name: "orders/subscriptions/all",
+        active: 2,
+        inFlight: 0,
+        delayed: 0,
+        deadLettered: 0,
+        topic: "orders",
+        subscription: "all",
+      },
+      {
+        name: "orders/subscriptions/eu",
+        active: 1,
+        inFlight: 0,
+        delayed: 0,
+        deadLettered: 0,
+        topic: "orders",
+        subscription: "eu",
+      },
+    ]);
+    const [copy] = await client.receiveMessages("orders/subscriptions/eu", 10);
+    expect(copy).toMatchObject({ messageId: published.messageId, attributes: { region: "eu" } });
+    expect(await client.admin.getTopicStats("orders")).toEqual({ subscriptions: 2, published: 2 });
+  });
+
   it("receive prints each body and gives the messages back at once unless --complete; --json says which", async () => {
     const url = newStore();
     succeeded(await on(url, ["queues", "create", "orders"]));

@@ -1,5 +1,5 @@
 import type { QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../core/admin.js";
-import { QueueError } from "../core/errors.js";
+import { unlessNotFound } from "../core/errors.js";
 import { subscriptionPath } from "../core/topics.js";
 import { countOption, UsageError } from "./arguments.js";
 import { EXIT } from "./command.js";
@@ -140,8 +140,8 @@ async function listQueues({ client, io, json }: OperatorCall<QueuesRequest>): Pr
   const topics: TopicRow[] = [];
   if (client.capabilities.topics)
     for (const topic of await client.admin.listTopics()) {
-      const stats = await goneAsUndefined(() => client.admin.getTopicStats(topic));
-      const subscriptions = await goneAsUndefined(() => client.admin.listSubscriptions(topic));
+      const stats = await unlessNotFound(() => client.admin.getTopicStats(topic));
+      const subscriptions = await unlessNotFound(() => client.admin.listSubscriptions(topic));
       if (stats === undefined || subscriptions === undefined) continue;
       topics.push({ name: topic, ...stats });
       for (const subscription of subscriptions)
@@ -176,17 +176,7 @@ async function listQueues({ client, io, json }: OperatorCall<QueuesRequest>): Pr
 
 /** A queue's counts, or `undefined` when it no longer exists. */
 function statsOrGone(admin: QueueAdmin, name: string): Promise<QueueStats | undefined> {
-  return goneAsUndefined(() => admin.getQueueStats(name));
-}
-
-/** What `read` answers, or `undefined` when what it reads no longer exists. */
-async function goneAsUndefined<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (error) {
-    if (QueueError.is(error, "QueueNotFound")) return undefined;
-    throw error;
-  }
+  return unlessNotFound(() => admin.getQueueStats(name));
 }
 
 /** Creates a queue and says how it was made. */

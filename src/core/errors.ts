@@ -92,3 +92,13 @@ export function toQueueError(error: unknown, fallback: QueueErrorCode = "Provide
   const message = error instanceof Error ? error.message : String(error);
   return new QueueError(fallback, message, { cause: error, isTransient: false });
 }
+
+/** What `read` answers, or `undefined` when it failed with `QueueNotFound` (what it reads was deleted meanwhile). */
+export async function unlessNotFound<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (QueueError.is(error, "QueueNotFound")) return undefined;
+    throw error;
+  }
+}

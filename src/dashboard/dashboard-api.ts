@@ -1,5 +1,6 @@
-import { QueueError } from "../core/errors.js";
+import { QueueError, unlessNotFound } from "../core/errors.js";
 import type { QueueClient } from "../core/queue-client.js";
+import { subscriptionPath } from "../core/topics.js";
 import type { Deliveries } from "../receiving/index.js";
 import {
   type DeliveryView,
@@ -7,6 +8,7 @@ import {
   type MessageView,
   messageView,
   type QueueSummary,
+  type TopicSummary,
 } from "./queue-views.js";
 
 /** The most messages one page of a queue shows. */
@@ -17,7 +19,10 @@ export interface DashboardSnapshot {
   /** The provider's type only: never its URL, which may hold a secret. */
   readonly provider: string;
   readonly peek: boolean;
+  /** The queues, each topic's subscriptions (by path) and their dead-letter queues among them. */
   readonly queues: readonly QueueSummary[];
+  /** Empty where the provider has no topics. */
+  readonly topics: readonly TopicSummary[];
   /** `null` without a receiving store. */
   readonly deliveries: readonly DeliveryView[] | null;
 }
@@ -47,11 +52,12 @@ export class DashboardApi {
 
   /** Every queue with its counts, and the failed deliveries and parked messages. */
   async snapshot(): Promise<DashboardSnapshot> {
-    const [queues, deliveries] = await Promise.all([this.#queues(), this.#deliveries?.list()]);
+    const [{ queues, topics }, deliveries] = await Promise.all([this.#queues(), this.#deliveries?.list()]);
     return {
       provider: this.#client.providerType,
       peek: this.#client.capabilities.peek,
       queues,
+      topics,
       deliveries: deliveries?.map(deliveryView) ?? null,
     };
   }
@@ -74,7 +80,7 @@ export class DashboardApi {
    * need), or `null` when it has none and is none.
    */
   async deadLetters(queue: string): Promise<DeadLetterPage | null> {
-    const queues = await this.#queues();
+    const { queues } = await this.#queues();
     const named = queues.find((summary) => summary.name === queue);
     if (named === undefined) throw new QueueError("QueueNotFound", `there is no queue ${queue}`);
     const deadLetterQueue = named.deadLetterSources.length > 0 ? queue : named.deadLetterQueue;
@@ -122,32 +128,66 @@ export class DashboardApi {
     return this.#deliveries;
   }
 
-  /** Every queue that still exists by the time its counts are read, with its dead-letter relations. */
-  async #queues(): Promise<QueueSummary[]> {
+  /**
+   * Every queue that still exists by the time its counts are read, with its dead-letter relations:
+   * the provider's queues, then each topic's subscriptions and their dead-letter queues.
+   */
+  async #queues(): Promise<{ queues: QueueSummary[]; topics: TopicSummary[] }> {
     const admin = this.#client.admin;
-    const names = await admin.listQueues();
+    const { topics, subscriptions } = await this.#topics();
+    const names: { name: string; topic: string | null }[] = [
+      ...(await admin.listQueues()).map((name) => ({ name, topic: null })),
+      ...subscriptions,
+    ];
     const read = await Promise.all(
-      names.map(async (name) => {
-        try {
+      names.map(async ({ name, topic }) => {
+        const found = await unlessNotFound(async () => {
           const [stats, deadLetterQueue] = await Promise.all([
             admin.getQueueStats(name),
             deadLetterQueueOrNull(this.#client, name),
           ]);
-          return { name, ...stats, deadLetterQueue };
-        } catch (error) {
-          // Deleted between the list and its counts: it is simply gone.
-          if (QueueError.is(error, "QueueNotFound")) return undefined;
-          throw error;
-        }
+          return { name, ...stats, deadLetterQueue, topic };
+        });
+        if (found === undefined || topic === null || found.deadLetterQueue === null) return [found];
+        // A subscription's dead-letter queue is not among the queues listed: it is shown with it.
+        const deadLetters = found.deadLetterQueue;
+        const dead = await unlessNotFound(async () => ({
+          name: deadLetters,
+          ...(await admin.getQueueStats(deadLetters)),
+          deadLetterQueue: null,
+          topic,
+        }));
+        return [found, dead];
       }),
     );
-    const found = read.filter((queue) => queue !== undefined);
-    return found.map((queue) => ({
-      ...queue,
-      deadLetterSources: found
-        .filter((source) => source.deadLetterQueue === queue.name)
-        .map((source) => source.name),
-    }));
+    const found = read.flat().filter((queue) => queue !== undefined);
+    return {
+      queues: found.map((queue) => ({
+        ...queue,
+        deadLetterSources: found
+          .filter((source) => source.deadLetterQueue === queue.name)
+          .map((source) => source.name),
+      })),
+      topics,
+    };
+  }
+
+  /** Each topic with its counts, and its subscriptions' paths; none where the provider has no topics. */
+  async #topics(): Promise<{ topics: TopicSummary[]; subscriptions: { name: string; topic: string }[] }> {
+    const topics: TopicSummary[] = [];
+    const subscriptions: { name: string; topic: string }[] = [];
+    if (!this.#client.capabilities.topics) return { topics, subscriptions };
+    const admin = this.#client.admin;
+    for (const topic of await admin.listTopics()) {
+      const read = await unlessNotFound(() =>
+        Promise.all([admin.getTopicStats(topic), admin.listSubscriptions(topic)]),
+      );
+      if (read === undefined) continue;
+      const [stats, names] = read;
+      topics.push({ name: topic, ...stats });
+      for (const name of names) subscriptions.push({ name: subscriptionPath(topic, name), topic });
+    }
+    return { topics, subscriptions };
   }
 }
 

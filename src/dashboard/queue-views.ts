@@ -12,6 +12,15 @@ export interface QueueSummary extends QueueStats {
   readonly deadLetterQueue: string | null;
   /** The queues whose dead letters come here: not empty for a dead-letter queue. */
   readonly deadLetterSources: readonly string[];
+  /** The topic whose subscription this queue is (or whose subscription's dead letters it holds), else `null`. */
+  readonly topic: string | null;
+}
+
+/** A topic as the dashboard lists it. */
+export interface TopicSummary {
+  readonly name: string;
+  readonly subscriptions: number;
+  readonly published: number;
 }
 
 /** Why a dead letter was dead-lettered, from the attributes it gained. */

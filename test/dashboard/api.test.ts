@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { TOKEN_HEADER } from "../../src/dashboard/access.js";
 import type { DashboardSnapshot, MessagePage } from "../../src/dashboard/dashboard-api.js";
-import { createClient, type QueueClient } from "../../src/index.js";
+import { createClient, type QueueClient, subscriptionPath } from "../../src/index.js";
 import {
   afterFile,
   DEAD_LETTER,
@@ -11,6 +11,7 @@ import {
   type ReceiverItems,
   type RunningDashboard,
   receivingStore,
+  scratchFile,
   startDashboard,
 } from "./fixtures.js";
 import { call, change, events } from "./http-client.js";
@@ -277,5 +278,40 @@ describe("the dashboard's changes", () => {
     } finally {
       stream.close();
     }
+  });
+});
+
+describe("the dashboard over a sqlite store with a topic", () => {
+  it("lists each subscription and its dead-letter queue with its topic, and peeks, redrives and purges a subscription like a queue", async () => {
+    const url = `sqlite:${scratchFile("topics.db")}`;
+    const client = await storeClient(url);
+    await client.admin.createTopic("orders");
+    await client.admin.createSubscription("orders", "billing");
+    await client.publishMessages("orders", ["o-1", "o-2"]);
+    const billing = subscriptionPath("orders", "billing");
+    const received = await client.receiveMessage(billing);
+    await client.deadLetterMessage(received!.receiptHandle, "Unpaid");
+    const dashboard = await startDashboard(url);
+
+    const snapshot = await snapshotOf(dashboard);
+    const deadLetters = await client.admin.deadLetterQueueOf(billing);
+    expect(snapshot.topics).toEqual([{ name: "orders", subscriptions: 1, published: 2 }]);
+    expect(snapshot.queues.map((queue) => [queue.name, queue.topic])).toEqual([
+      [billing, "orders"],
+      [deadLetters, "orders"],
+    ]);
+    expect(countsOf(snapshot, billing)).toEqual(await client.admin.getQueueStats(billing));
+    expect(snapshot.queues[1]).toMatchObject({ deadLetterSources: [billing] });
+
+    const path = (name: string, action: string) =>
+      `/dashboard/api/queues/${encodeURIComponent(name)}/${action}`;
+    const messages = await call(dashboard.endpoint, "GET", path(billing, "messages"));
+    expect((messages.json as MessagePage).messages.map((message) => message.body)).toEqual(["o-2"]);
+    const dead = await call(dashboard.endpoint, "GET", path(billing, "dead-letters"));
+    expect((dead.json as MessagePage).messages.map((message) => message.body)).toEqual(["o-1"]);
+    const redriven = await change(dashboard.endpoint, dashboard.token, path(deadLetters, "redrive"));
+    expect(redriven.json).toEqual({ queue: deadLetters, moved: 1 });
+    const purged = await change(dashboard.endpoint, dashboard.token, path(billing, "purge"));
+    expect(purged.json).toEqual({ queue: billing, purged: 2 });
   });
 });

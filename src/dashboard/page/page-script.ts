@@ -107,7 +107,9 @@ export const DASHBOARD_SCRIPT = `"use strict";
     byId("provider").textContent = snapshot.provider;
     var rows = snapshot.queues.map(function (queue) {
       var link = el("a", { href: "#queue=" + encodeURIComponent(queue.name), text: queue.name });
-      var role = queue.deadLetterSources.length > 0 ? el("span", { class: "tag", text: "dead-letter queue" }) : null;
+      var role = queue.deadLetterSources.length > 0
+        ? el("span", { class: "tag", text: "dead-letter queue" })
+        : queue.topic !== null ? el("span", { class: "tag", text: "subscription of " + queue.topic }) : null;
       return el(
         "tr",
         { "data-queue": queue.name, class: queue.name === state.selected ? "selected" : null },

@@ -1,4 +1,4 @@
-// The README's Quickstart and Sessions blocks, run as written (their `queue-runtime` imports
+// The README's Quickstart, Sessions and Topics blocks, run as written (their `queue-runtime` imports
 // pointed at the sources) in a directory of their own, and type-checked.
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -44,18 +44,29 @@ describe("README examples", () => {
     expect(second.stdout).toBe('state: {"step":"captured"}\nauthorize\ncapture\n');
   }, 60_000);
 
+  it("the Topics example runs as written: the subscription without rules gets both orders, the filtered one the matching one", async () => {
+    const file = writeExample(directory, "topics", markedBlock(readme, "topics"));
+    for (let run = 0; run < 2; run++) {
+      const ran = await runTypeScript(file, directory);
+      expect(ran.stderr).toBe("");
+      expect(ran.code).toBe(0);
+      expect(ran.stdout).toBe("billing: order 1\nbilling: order 2\neu-shipping: order 1\n");
+    }
+  }, 60_000);
+
   it("the Sessions example says that getSessionState() returns bytes and how to read them", () => {
     const sessions = markedBlock(readme, "sessions");
     expect(sessions).toMatch(/getSessionState\(\)[^\n]*\n?[^\n]*Uint8Array/);
     expect(sessions).toContain("new TextDecoder().decode(");
   });
 
-  it("both blocks type-check under the project's compiler options", async () => {
+  it("the blocks type-check under the project's compiler options", async () => {
     const checked = mkdtempSync(join(tmpdir(), "queue-runtime-readme-tsc-"));
     try {
       const files = [
         writeExample(checked, "quickstart", markedBlock(readme, "quickstart")),
         writeExample(checked, "sessions", markedBlock(readme, "sessions")),
+        writeExample(checked, "topics", markedBlock(readme, "topics")),
       ];
       writeFileSync(
         join(checked, "tsconfig.json"),

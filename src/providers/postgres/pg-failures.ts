@@ -1,6 +1,9 @@
 import { QueueError, SOCKET_ERROR_CODES } from "../../core/errors.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
 
+/** What runs a statement: a pool, or one connection of it inside a transaction. */
+export type PgQueryable = Pick<PgPool, "query">;
+
 /** SQLSTATE classes of a connection that failed or was cut (08), and of a server going away (57). */
 const CONNECTION_CLASSES = new Set(["08", "57"]);
 /** SQLSTATEs worth trying again: serialization failures and deadlocks, lock and statement timeouts. */
@@ -41,7 +44,7 @@ export function pgFailure(description: string, error: unknown): QueueError {
  * prepares the statement once per connection (for the statements of every send and receive).
  */
 export async function pgQuery<Row>(
-  pool: PgPool,
+  pool: PgQueryable,
   text: string,
   values: unknown[],
   what: string,

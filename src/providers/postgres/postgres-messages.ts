@@ -6,7 +6,7 @@ import { ReceiptHandle } from "../../core/receipt-handle.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
 import { newMessageId } from "../../rules/message-ids.js";
 import { type LockedMessageRow, messageFields } from "./message-rows.js";
-import { pgQuery } from "./pg-failures.js";
+import { type PgQueryable, pgQuery } from "./pg-failures.js";
 import { plainReceiveStatement, plainSendStatement } from "./plain-statements.js";
 import type { PostgresQueue } from "./postgres-queues.js";
 import { channelOf } from "./postgres-schema.js";
@@ -83,15 +83,21 @@ export class PostgresMessages {
     this.#abandons = new SettleBatcher((queueId, abandons) => this.#abandonAll(queueId, abandons));
   }
 
-  /** Stores `messages` in one statement; repeats of a deduplication id answer the original's id. */
+  /**
+   * Stores `messages` in one statement (on `db`: a connection in a transaction, else the pool);
+   * repeats of a deduplication id answer the original's id.
+   */
   async send(
     queue: PostgresQueue,
     messages: readonly OutgoingMessage[],
     now: number,
+    db: PgQueryable = this.#pool,
   ): Promise<BatchEntryResult[]> {
     const { record } = queue;
     if (record.fifo && messages.some((message) => message.sessionId === undefined))
-      return sendNamingSessions(record.name, messages, (withSession) => this.send(queue, withSession, now));
+      return sendNamingSessions(record.name, messages, (withSession) =>
+        this.send(queue, withSession, now, db),
+      );
     const columns = {
       ids: [] as string[],
       sessions: [] as (string | null)[],
@@ -129,7 +135,7 @@ export class PostgresMessages {
     const plain = !record.fifo && columns.dedup.every((id) => id === null);
     const sent = plain
       ? await pgQuery<{ o_seq: string; o_message_id: string }>(
-          this.#pool,
+          db,
           plainSendStatement(this.#schema),
           [
             queue.id,
@@ -145,7 +151,7 @@ export class PostgresMessages {
           `${this.#schema}.plain_send`,
         )
       : await pgQuery<{ o_seq: string; o_message_id: string }>(
-          this.#pool,
+          db,
           `SELECT o_seq, o_message_id FROM ${this.#schema}.send($1, $2, $3, $4, $5, $6, $7::jsonb[], $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
           [
             queue.id,

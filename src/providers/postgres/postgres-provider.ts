@@ -14,17 +14,19 @@ import type {
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { validateDuration } from "../../core/validation.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
-import { fullCapabilities } from "../../rules/full-capabilities.js";
 import { maxMessageBytesOf } from "../../rules/limits.js";
-import { resolveQueueDefaults } from "../../rules/queue-defaults.js";
+import { type QueueDefaults, resolveQueueDefaults } from "../../rules/queue-defaults.js";
 import type { PostgresProviderConfig } from "./config.js";
 import { DatabaseClock } from "./database-clock.js";
+import { postgresCapabilities } from "./postgres-capabilities.js";
 import { PostgresMessages } from "./postgres-messages.js";
 import { type PostgresQueue, PostgresQueues } from "./postgres-queues.js";
 import { channelOf, checkSchemaName, migrate } from "./postgres-schema.js";
 import { acceptPostgresSession, type SessionContext } from "./postgres-sessions.js";
+import { PostgresTopics } from "./postgres-topics.js";
 import { listenForQueues, onQueueSignal, signalKey, signalQueue } from "./queue-signals.js";
 import { TableVacuum } from "./table-vacuum.js";
+import { TopicPublisher } from "./topic-publisher.js";
 import { Wakeups } from "./wakeups.js";
 
 /** The schema the tables live in unless the config names another. */
@@ -63,6 +65,7 @@ export class PostgresProvider implements QueueProvider {
   readonly providerType = "postgres";
   readonly capabilities: Capabilities;
   readonly admin: PostgresQueues;
+  readonly topics: PostgresTopics;
   /** Every statement ends on its own: node-postgres queries are bounded by the pool's timeouts and the server's. */
   readonly enforcesTimeouts = false;
   readonly #pool: PgPool;
@@ -104,11 +107,13 @@ export class PostgresProvider implements QueueProvider {
     }
     this.#createQueues = options.createQueues;
     // The engine's semantics, in SQL: what the engine-backed providers can do, this one can.
-    this.capabilities = fullCapabilities(maxMessageBytesOf(config), MAX_BATCH_SIZE);
+    this.capabilities = postgresCapabilities(maxMessageBytesOf(config), MAX_BATCH_SIZE);
     const defaults = resolveQueueDefaults(config);
     const queues = new PostgresQueues(this.#pool, this.#schema, this.#clock, defaults, () => this.#open());
     this.admin = queues;
     this.#messages = new PostgresMessages(this.#pool, this.#schema, this.providerType);
+    this.#signalKey = signalKey(config.connectionString ?? this.#pool, this.#schema);
+    this.topics = this.#topics(defaults);
     this.#wakeups = new Wakeups(this.#clock);
     this.#vacuum = new TableVacuum(
       this.#pool,
@@ -121,7 +126,6 @@ export class PostgresProvider implements QueueProvider {
         MAX_VACUUM_INTERVAL_MS,
       ),
     );
-    this.#signalKey = signalKey(config.connectionString ?? this.#pool, this.#schema);
     this.#stopSignals = onQueueSignal(this.#signalKey, (queue) => this.#wakeups.signal(queue));
     this.#sessions = {
       pool: this.#pool,
@@ -225,6 +229,36 @@ export class PostgresProvider implements QueueProvider {
         : await this.admin.require(queue);
     if (source === undefined) throw noQueueToAcceptFrom(queue, sessionId);
     return acceptPostgresSession(this.#sessions, source, sessionId, deadline, context);
+  }
+
+  /** Topics on this provider's tables, publishing through a publisher of their own. */
+  #topics(defaults: QueueDefaults): PostgresTopics {
+    const schema = `"${this.#schema}"`;
+    const publisher = new TopicPublisher({
+      pool: this.#pool,
+      schema,
+      channel: channelOf(this.#schema),
+      messages: this.#messages,
+      createQueues: this.#createQueues,
+      createTopic: (name) => topics.createDefaultTopic(name),
+      createQueue: async (name) => {
+        await this.admin.createQueue(name).catch((error: unknown) => {
+          if (!QueueError.is(error, "QueueAlreadyExists")) throw error;
+        });
+      },
+      signal: (queue) => signalQueue(this.#signalKey, queue),
+    });
+    const topics: PostgresTopics = new PostgresTopics({
+      pool: this.#pool,
+      schema,
+      clock: this.#clock,
+      defaults,
+      maxMessageBytes: this.capabilities.maxMessageBytes,
+      queues: this.admin,
+      publisher,
+      open: () => this.#open(),
+    });
+    return topics;
   }
 
   /** Ends the pool it made (an application's pool stays open). */

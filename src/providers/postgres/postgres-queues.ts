@@ -12,8 +12,34 @@ import {
   queueInfo,
   queueRecord,
 } from "../../rules/queue-records.js";
+import { belongsToTopic } from "../../rules/topic-records.js";
 import { type MessageRow, messageFields } from "./message-rows.js";
-import { pgQuery } from "./pg-failures.js";
+import { type PgQueryable, pgQuery } from "./pg-failures.js";
+
+/**
+ * Inserts a queue row and, when missing, its dead-letter queue's, in one statement; resolves the
+ * queue's row id, or `undefined` when a queue of that name exists.
+ */
+export async function insertQueue(
+  db: PgQueryable,
+  schema: string,
+  record: QueueRecord,
+): Promise<number | undefined> {
+  const deadLetter =
+    record.deadLetterQueue === null
+      ? null
+      : deadLetterQueueRecord(record.deadLetterQueue, record, record.createdAt);
+  const created = await pgQuery<{ id: number }>(
+    db,
+    `WITH q AS (INSERT INTO ${schema}.queues (name, settings) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id),
+       d AS (INSERT INTO ${schema}.queues (name, settings) SELECT $3, $4 WHERE $3::text IS NOT NULL AND EXISTS (SELECT 1 FROM q)
+             ON CONFLICT (name) DO NOTHING RETURNING id)
+     SELECT id FROM q`,
+    [record.name, record, deadLetter?.name ?? null, deadLetter],
+    `creating queue ${record.name}`,
+  );
+  return created.rows[0]?.id;
+}
 
 /** A queue as the provider knows it: its row id and its settings. */
 export interface PostgresQueue {
@@ -86,24 +112,15 @@ export class PostgresQueues implements QueueAdmin {
   }
 
   async createQueue(name: string, options: QueueOptions = {}): Promise<QueueInfo> {
+    if (belongsToTopic(name))
+      throw new QueueError(
+        "Validation",
+        `${name} names a subscription of a topic (or its dead letters): createSubscription makes it`,
+      );
     const record = queueRecord(name, options, this.#defaults, this.#clock.now());
     await this.#open();
-    const deadLetter =
-      record.deadLetterQueue === null
-        ? null
-        : deadLetterQueueRecord(record.deadLetterQueue, record, record.createdAt);
-    const s = this.#schema;
-    // The queue and, when missing, its dead-letter queue, in one statement.
-    const created = await pgQuery<{ id: number }>(
-      this.#pool,
-      `WITH q AS (INSERT INTO ${s}.queues (name, settings) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id),
-         d AS (INSERT INTO ${s}.queues (name, settings) SELECT $3, $4 WHERE $3::text IS NOT NULL AND EXISTS (SELECT 1 FROM q)
-               ON CONFLICT (name) DO NOTHING RETURNING id)
-       SELECT id FROM q`,
-      [name, record, deadLetter?.name ?? null, deadLetter],
-      `creating queue ${name}`,
-    );
-    if (created.rows.length === 0) throw new QueueError("QueueAlreadyExists", `queue ${name} already exists`);
+    if ((await insertQueue(this.#pool, this.#schema, record)) === undefined)
+      throw new QueueError("QueueAlreadyExists", `queue ${name} already exists`);
     this.#known.delete(name);
     return queueInfo(record);
   }
@@ -112,6 +129,11 @@ export class PostgresQueues implements QueueAdmin {
     validateQueueName(name);
     await this.#open();
     const s = this.#schema;
+    if (belongsToTopic(name) && (await this.find(name)) !== undefined)
+      throw new QueueError(
+        "Validation",
+        `${name} belongs to a subscription of a topic: deleteSubscription removes it`,
+      );
     // A dead-letter queue another queue still names stays: its dead letters would have nowhere to go.
     const deleted = await pgQuery<{ kept_for: string | null; deleted: boolean; existed: boolean }>(
       this.#pool,
@@ -141,7 +163,11 @@ export class PostgresQueues implements QueueAdmin {
       [prefix],
       "listing queues",
     );
-    return found.rows.map((row) => row.name).sort();
+    // A subscription's queues are listed by listSubscriptions, as on the engine.
+    return found.rows
+      .map((row) => row.name)
+      .filter((name) => !belongsToTopic(name))
+      .sort();
   }
 
   async getQueue(name: string): Promise<QueueInfo | null> {

@@ -1,9 +1,10 @@
 import { QueueError } from "../../core/errors.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
 import { pgFailure } from "./pg-failures.js";
+import { VERSION_3 } from "./topic-schema.js";
 
 /** The schema version this code writes; older schemas are migrated on first use, newer ones refused. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** The LISTEN/NOTIFY channel of a schema's queues: a send notifies it with the queue's name. */
 export function channelOf(schema: string): string {
@@ -455,13 +456,13 @@ END $$;
 const VERSION_2 = (s: string) => redriveFunction(s) + abandonFunction(s);
 
 /** Each step takes the schema from version `index` to `index + 1`. */
-const MIGRATIONS: readonly ((schema: string) => string)[] = [VERSION_1, VERSION_2];
+const MIGRATIONS: readonly ((schema: string) => string)[] = [VERSION_1, VERSION_2, VERSION_3];
 
 /**
- * Creates or migrates `schema` to {@link SCHEMA_VERSION} in one transaction under an advisory
- * lock, so processes starting at once migrate once and the others wait for it.
+ * Creates or migrates `schema` to {@link SCHEMA_VERSION} (tests ask for an older `target`) in one
+ * transaction under an advisory lock, so processes starting at once migrate once and the others wait for it.
  */
-export async function migrate(pool: PgPool, schema: string): Promise<void> {
+export async function migrate(pool: PgPool, schema: string, target = SCHEMA_VERSION): Promise<void> {
   let client: Awaited<ReturnType<PgPool["connect"]>>;
   try {
     client = await pool.connect();
@@ -481,11 +482,11 @@ export async function migrate(pool: PgPool, schema: string): Promise<void> {
         "Configuration",
         `postgres schema ${schema} has version ${version}; this queue-runtime understands up to ${SCHEMA_VERSION}`,
       );
-    for (let step = version; step < MIGRATIONS.length; step++) await client.query(MIGRATIONS[step]!(quoted));
+    for (let step = version; step < target; step++) await client.query(MIGRATIONS[step]!(quoted));
     if (found.rows.length === 0)
-      await client.query(`INSERT INTO ${quoted}.schema_version VALUES ($1)`, [SCHEMA_VERSION]);
-    else if (version < SCHEMA_VERSION)
-      await client.query(`UPDATE ${quoted}.schema_version SET version = $1`, [SCHEMA_VERSION]);
+      await client.query(`INSERT INTO ${quoted}.schema_version VALUES ($1)`, [target]);
+    else if (version < target)
+      await client.query(`UPDATE ${quoted}.schema_version SET version = $1`, [target]);
     await client.query("COMMIT");
     client.release();
   } catch (error) {

@@ -21,6 +21,7 @@ const suites: BenchSuite[] = [
   },
   { name: "consumer", run: async () => (await import("./consumer.bench.js")).run() },
   { name: "brokers", run: async () => (await import("./brokers.bench.js")).run() },
+  { name: "topics", run: async () => (await import("./topics.bench.js")).run() },
 ];
 
 const wanted = process.argv.slice(2);

@@ -3,7 +3,7 @@ import { DEAD_LETTER_ATTRIBUTES } from "../rules/dead-letters.js";
 import type { QueueRecord } from "../rules/queue-records.js";
 import { deadLetterQueueRecord } from "../rules/queue-records.js";
 import type { EngineContext } from "./context.js";
-import type { MessageLock, MessageRecord } from "./records.js";
+import type { EditableFields, FieldEdit, MessageLock, MessageRecord } from "./records.js";
 
 /** The dead-letter queue of `queue`, created like its source the first time it is needed. */
 function deadLetterQueueFor(context: EngineContext, queue: QueueRecord): QueueRecord | undefined {
@@ -16,8 +16,9 @@ function deadLetterQueueFor(context: EngineContext, queue: QueueRecord): QueueRe
 }
 
 /**
- * Moves a message to its queue's dead-letter queue, keeping its id, body and attributes and
- * adding the reason; `false` when the queue has no dead-letter queue (the message is untouched).
+ * Moves a message to its queue's dead-letter queue, keeping its id, body and attributes (changed
+ * by `edit` when one is given) and adding the reason; `false` when the queue has no dead-letter
+ * queue (the message is untouched).
  */
 export function moveToDeadLetter(
   context: EngineContext,
@@ -25,19 +26,23 @@ export function moveToDeadLetter(
   lock: MessageLock,
   reason: string,
   description: string | undefined,
+  edit?: FieldEdit,
 ): boolean {
   const target = deadLetterQueueFor(context, queue);
   if (target === undefined) return false;
   const message = context.store.getMessage(queue.name, lock.seq);
   if (message === undefined) return false;
+  // The dead letter is a new record, so the edit is applied to it rather than stored first.
+  const fields =
+    edit === undefined ? message : edit({ attributes: message.attributes, properties: message.properties });
   const attributes: Record<string, string> = {
-    ...message.attributes,
+    ...fields.attributes,
     [DEAD_LETTER_ATTRIBUTES.reason]: reason,
     [DEAD_LETTER_ATTRIBUTES.sourceQueue]: queue.name,
   };
   if (description !== undefined) attributes[DEAD_LETTER_ATTRIBUTES.description] = description;
   else delete attributes[DEAD_LETTER_ATTRIBUTES.description];
-  transfer(context, queue, target, message, attributes);
+  transfer(context, queue, target, message, attributes, fields.properties);
   return true;
 }
 
@@ -59,8 +64,9 @@ export function deadLetterOrFail(
   message: MessageLock,
   reason: string,
   description: string | undefined,
+  edit?: FieldEdit,
 ): void {
-  if (!moveToDeadLetter(context, queue, message, reason, description))
+  if (!moveToDeadLetter(context, queue, message, reason, description, edit))
     throw new QueueError(
       "Unsupported",
       `queue ${queue.name} has no dead-letter queue; the message stays locked`,
@@ -137,12 +143,13 @@ function moveBack(context: EngineContext, from: QueueRecord, to: QueueRecord, me
   delete attributes[DEAD_LETTER_ATTRIBUTES.reason];
   delete attributes[DEAD_LETTER_ATTRIBUTES.description];
   delete attributes[DEAD_LETTER_ATTRIBUTES.sourceQueue];
-  transfer(context, from, to, message, attributes);
+  transfer(context, from, to, message, attributes, message.properties);
 }
 
 /**
- * Moves a message to another queue as a fresh delivery: same id and body, the given attributes,
- * a new sequence number there, no lock, no time to live, its delivery count starting over.
+ * Moves a message to another queue as a fresh delivery: same id and body, the given attributes
+ * and properties, a new sequence number there, no lock, no time to live, its delivery count
+ * starting over.
  */
 function transfer(
   context: EngineContext,
@@ -150,6 +157,7 @@ function transfer(
   to: QueueRecord,
   message: MessageRecord,
   attributes: Record<string, string>,
+  properties: EditableFields["properties"],
 ): void {
   const { store } = context;
   const now = context.clock.now();
@@ -160,6 +168,7 @@ function transfer(
       ...message,
       seq: 0,
       attributes,
+      properties,
       // A FIFO queue needs a session: a message from a standard queue joins one named after its source.
       sessionId: to.fifo ? (message.sessionId ?? from.name) : message.sessionId,
       expiresAt: null,

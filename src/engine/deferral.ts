@@ -3,14 +3,18 @@ import { type EngineContext, existingQueue } from "./context.js";
 import { DEFERRED_UNTIL, deferredLockToken, isDeferred } from "./deferral-marks.js";
 import { lockForDelivery } from "./delivery.js";
 import { releaseGroupIfIdle } from "./maintenance.js";
-import type { LockReference, MessageRecord } from "./records.js";
-import { lockedMessage } from "./settlement.js";
+import type { FieldEdit, LockReference, MessageRecord } from "./records.js";
+import { editFields, lockedMessage } from "./settlement.js";
 
-/** Sets a locked message aside (Service Bus's defer): no receive takes it until it is asked for by its sequence number. */
-export function defer(context: EngineContext, lock: LockReference): void {
+/**
+ * Sets a locked message aside (Service Bus's defer): no receive takes it until it is asked for by
+ * its sequence number. Its fields are changed by `edit` when one is given.
+ */
+export function defer(context: EngineContext, lock: LockReference, edit?: FieldEdit): void {
   context.store.transaction(() => {
     const now = context.clock.now();
     const { queue, message } = lockedMessage(context, lock, now);
+    editFields(context, queue.name, message.seq, edit);
     message.state = "delayed";
     message.visibleAt = DEFERRED_UNTIL;
     context.store.updateMessage(queue.name, message);

@@ -11,7 +11,7 @@ import { cancelScheduled, defer, receiveDeferred } from "./deferral.js";
 import { type EngineMessage, receive, type SendOutcome, send } from "./delivery.js";
 import { EngineTopics } from "./engine-topics.js";
 import { maintain, maintainSourcesOf, releaseGroupIfIdle } from "./maintenance.js";
-import type { LockReference, MessageRecord } from "./records.js";
+import type { FieldEdit, LockReference, MessageRecord } from "./records.js";
 import {
   acceptSession,
   closeSession,
@@ -135,9 +135,9 @@ export class QueueEngine {
     complete(this.#context, lock, options);
   }
 
-  /** Releases a lock; the message is delivered again after `delayMs`. */
-  abandon(lock: LockReference, delayMs = 0): void {
-    abandon(this.#context, lock, delayMs);
+  /** Releases a lock; the message is delivered again after `delayMs`, its fields changed by `edit` when given. */
+  abandon(lock: LockReference, delayMs = 0, edit?: FieldEdit): void {
+    abandon(this.#context, lock, delayMs, edit);
   }
 
   /** Releases a lock a receiver never saw at once, without counting the delivery. */
@@ -151,9 +151,9 @@ export class QueueEngine {
     return store.transaction(() => store.getLock(queue, seq)?.lockToken);
   }
 
-  /** Sets a locked message aside until it is asked for by its sequence number (Service Bus's defer). */
-  defer(lock: LockReference): void {
-    defer(this.#context, lock);
+  /** Sets a locked message aside until it is asked for by its sequence number (Service Bus's defer), its fields changed by `edit` when given. */
+  defer(lock: LockReference, edit?: FieldEdit): void {
+    defer(this.#context, lock, edit);
   }
 
   /** Locks deferred messages by sequence number; a number that is not one fails with `MessageNotFound`. */
@@ -179,9 +179,9 @@ export class QueueEngine {
     );
   }
 
-  /** Moves a locked message to the dead-letter queue. */
-  deadLetter(lock: LockReference, reason: string, description?: string): void {
-    deadLetter(this.#context, lock, reason, description);
+  /** Moves a locked message to the dead-letter queue, its fields changed by `edit` when given. */
+  deadLetter(lock: LockReference, reason: string, description?: string, edit?: FieldEdit): void {
+    deadLetter(this.#context, lock, reason, description, edit);
   }
 
   /** Sets a message lock to end `durationMs` from now (the queue's lock duration by default; 0 releases it); returns the new expiry. */

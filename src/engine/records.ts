@@ -54,6 +54,19 @@ export interface MessageRecord extends MessageLock {
   readonly enqueuedAt: number;
 }
 
+/** The fields of a message a settlement may rewrite besides its lock: its attributes and properties. */
+export interface EditableFields {
+  readonly attributes: Readonly<Record<string, string>> | undefined;
+  readonly properties: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * A settlement's change to a message's fields (Service Bus's properties to modify): given them as
+ * stored, returns them as they are to be. A function, because a protocol may keep several
+ * properties in one stored value and must merge into what is there.
+ */
+export type FieldEdit = (stored: EditableFields) => EditableFields;
+
 /** Why a group (session) is locked: by an accepted session, or by messages a plain receive took. */
 export type GroupLockKind = "session" | "messages";
 

@@ -3,7 +3,13 @@ import type { QueueRecord } from "../rules/queue-records.js";
 import type { EngineContext } from "./context.js";
 import { deadLetterOrFail } from "./dead-letters.js";
 import { release, releaseGroupIfIdle } from "./maintenance.js";
-import { holdsLock, type LockReference, type MessageLock, type MessageRecord } from "./records.js";
+import {
+  type FieldEdit,
+  holdsLock,
+  type LockReference,
+  type MessageLock,
+  type MessageRecord,
+} from "./records.js";
 
 /** How strictly a settlement checks its lock. */
 export interface SettleOptions {
@@ -55,11 +61,37 @@ export function complete(context: EngineContext, lock: LockReference, options?: 
   });
 }
 
-/** Releases a lock: the message is delivered again after `delayMs` (or dead-lettered when its deliveries are used up). */
-export function abandon(context: EngineContext, lock: LockReference, delayMs: number): void {
+/** Rewrites a message's attributes and properties with `edit`; nothing happens without one. */
+export function editFields(
+  context: EngineContext,
+  queue: string,
+  seq: number,
+  edit: FieldEdit | undefined,
+): void {
+  if (edit === undefined) return;
+  const stored = context.store.getMessage(queue, seq);
+  if (stored === undefined) throw new QueueError("MessageNotFound", `message ${seq} is not in ${queue}`);
+  context.store.updateAttributes(
+    queue,
+    seq,
+    edit({ attributes: stored.attributes, properties: stored.properties }),
+  );
+}
+
+/**
+ * Releases a lock: the message is delivered again after `delayMs` (or dead-lettered when its
+ * deliveries are used up), its fields first changed by `edit` when one is given.
+ */
+export function abandon(
+  context: EngineContext,
+  lock: LockReference,
+  delayMs: number,
+  edit?: FieldEdit,
+): void {
   context.store.transaction(() => {
     const now = context.clock.now();
     const { queue, message } = lockedMessage(context, lock, now);
+    editFields(context, queue.name, message.seq, edit);
     release(context, queue, message, now + delayMs, now);
   });
 }
@@ -78,17 +110,18 @@ export function giveBack(context: EngineContext, lock: LockReference): void {
   });
 }
 
-/** Moves a locked message to the dead-letter queue with a reason. */
+/** Moves a locked message to the dead-letter queue with a reason, its fields changed by `edit` when one is given. */
 export function deadLetter(
   context: EngineContext,
   lock: LockReference,
   reason: string,
   description: string | undefined,
+  edit?: FieldEdit,
 ): void {
   context.store.transaction(() => {
     const now = context.clock.now();
     const { queue, message } = lockedMessage(context, lock, now);
-    deadLetterOrFail(context, queue, message, reason, description);
+    deadLetterOrFail(context, queue, message, reason, description, edit);
     releaseGroupIfIdle(context, queue, message.sessionId, now);
   });
 }

@@ -2,6 +2,7 @@ import type { QueueRecord } from "../rules/queue-records.js";
 import type { SubscriptionRecord, TopicRecord } from "../rules/topic-records.js";
 import type {
   DuplicateRecord,
+  EditableFields,
   GroupRecord,
   LockReference,
   MessageLock,
@@ -56,6 +57,8 @@ export interface QueueStore {
   getLock(queue: string, seq: number): MessageLock | undefined;
   /** Stores the new state, lock and delivery fields of a message already stored. */
   updateMessage(queue: string, message: MessageLock): void;
+  /** Replaces the attributes and properties of a message already stored (its other fields stay). */
+  updateAttributes(queue: string, seq: number, fields: EditableFields): void;
   /** Removes a message. */
   deleteMessage(queue: string, seq: number): void;
   /**

@@ -1,48 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EngineMessage } from "../../src/engine/delivery.js";
-import { JournalStore } from "../../src/engine/journal/journal-store.js";
-import { MemoryStore } from "../../src/engine/memory/memory-store.js";
 import { QueueEngine } from "../../src/engine/queue-engine.js";
 import type { LockReference, MessageRecord } from "../../src/engine/records.js";
-import { SqliteStore } from "../../src/engine/sqlite/sqlite-store.js";
-import type { QueueStore } from "../../src/engine/store.js";
 import { VirtualClock } from "../../src/index.js";
 import { outgoingMessage } from "../support/outgoing-message.js";
+import { storeKinds } from "./stores.js";
 
-const directory = mkdtempSync(join(tmpdir(), "queue-runtime-deferral-"));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
-let files = 0;
-
-/** The stores: each `open` of one kind reopens the same file, as a restart would. */
-const STORES: { name: string; durable: boolean; make(): () => QueueStore }[] = [
-  {
-    name: "memory",
-    durable: false,
-    make: () => {
-      const store = new MemoryStore();
-      return () => store;
-    },
-  },
-  {
-    name: "sqlite",
-    durable: true,
-    make: () => {
-      const path = join(directory, `s-${files++}.db`);
-      return () => new SqliteStore(path);
-    },
-  },
-  {
-    name: "journal",
-    durable: true,
-    make: () => {
-      const path = join(directory, `j-${files++}.log`);
-      return () => new JournalStore(path);
-    },
-  },
-];
+const STORES = storeKinds("deferral");
 
 const text = (record: MessageRecord) => Buffer.from(record.body).toString();
 const lockOf = (queue: string, record: MessageRecord): LockReference => ({

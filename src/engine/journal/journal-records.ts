@@ -4,6 +4,7 @@ import type { SubscriptionRecord, TopicRecord } from "../../rules/topic-records.
 import type { MemoryStore, QueueContents } from "../memory/memory-store.js";
 import {
   type DuplicateRecord,
+  type EditableFields,
   type GroupLockKind,
   type GroupRecord,
   MESSAGE_STATES,
@@ -22,6 +23,7 @@ export type JournalEntry =
   | [kind: "next-seq", queue: string, nextSeq: number]
   | [kind: "message", queue: string, ...MessageFields]
   | [kind: "lock", queue: string, ...LockFields]
+  | [kind: "attributes", queue: string, seq: number, ...AttributeFields]
   | [kind: "delete", queue: string, seq: number]
   | [kind: "purge", queue: string]
   | [kind: "group", queue: string, ...GroupFields]
@@ -53,6 +55,11 @@ type MessageFields = [
   contentType: string | null,
   properties: Readonly<Record<string, string>> | null,
   enqueuedAt: number,
+];
+
+type AttributeFields = [
+  attributes: Readonly<Record<string, string>> | null,
+  properties: Readonly<Record<string, string>> | null,
 ];
 
 type GroupFields = [
@@ -102,6 +109,11 @@ export function messageEntry(queue: string, message: MessageRecord): JournalEntr
 /** The entry of a message's new lock and delivery fields. */
 export function lockEntry(queue: string, message: MessageLock): JournalEntry {
   return ["lock", queue, ...lockFields(message)];
+}
+
+/** The entry of a message's new attributes and properties (journals written before it have none: replaying them is unchanged). */
+export function attributesEntry(queue: string, seq: number, fields: EditableFields): JournalEntry {
+  return ["attributes", queue, seq, fields.attributes ?? null, fields.properties ?? null];
 }
 
 /** The entry of a group's record. */
@@ -209,6 +221,14 @@ export function applyEntry(store: MemoryStore, entry: JournalEntry): void {
       stored.firstDeliveredAt = firstDeliveredAt;
       stored.deliveredAt = deliveredAt;
       store.updateMessage(queue, stored);
+      return;
+    }
+    case "attributes": {
+      const [, queue, seq, attributes, properties] = entry;
+      store.updateAttributes(queue, seq, {
+        attributes: attributes ?? undefined,
+        properties: properties ?? undefined,
+      });
       return;
     }
     case "delete":

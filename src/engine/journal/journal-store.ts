@@ -4,6 +4,7 @@ import type { SubscriptionRecord, TopicRecord } from "../../rules/topic-records.
 import { MemoryStore, type QueueContents } from "../memory/memory-store.js";
 import type {
   DuplicateRecord,
+  EditableFields,
   GroupRecord,
   LockReference,
   MessageLock,
@@ -14,6 +15,7 @@ import type { QueueStore } from "../store.js";
 import { JournalFile } from "./journal-file.js";
 import {
   applyEntry,
+  attributesEntry,
   duplicateEntry,
   groupEntry,
   type JournalEntry,
@@ -172,6 +174,11 @@ export class JournalStore implements QueueStore {
   updateMessage(queue: string, message: MessageLock): void {
     this.#memory.updateMessage(queue, message);
     this.#record(lockEntry(queue, message));
+  }
+
+  updateAttributes(queue: string, seq: number, fields: EditableFields): void {
+    this.#memory.updateAttributes(queue, seq, fields);
+    this.#record(attributesEntry(queue, seq, fields));
   }
 
   deleteMessage(queue: string, seq: number): void {

@@ -3,6 +3,7 @@ import type { QueueRecord } from "../../rules/queue-records.js";
 import type { SubscriptionRecord, TopicRecord } from "../../rules/topic-records.js";
 import {
   type DuplicateRecord,
+  type EditableFields,
   type GroupRecord,
   holdsLock,
   type LockReference,
@@ -246,6 +247,13 @@ export class MemoryStore implements QueueStore {
     slot.version++;
     this.#index(q, slot);
     if (slot.group && wasReady && message.state !== "ready") this.#announceHead(q, slot.group);
+  }
+
+  updateAttributes(queue: string, seq: number, { attributes, properties }: EditableFields): void {
+    const slot = this.#queue(queue).messages.get(seq);
+    if (slot === undefined) throw new QueueError("MessageNotFound", `message ${seq} is not in ${queue}`);
+    // A new record, not the old one changed: a record handed out before (a peek's) keeps what it showed.
+    slot.record = { ...slot.record, attributes, properties };
   }
 
   deleteLocked(lock: LockReference, lockedAfter: number | undefined): string | null | undefined {

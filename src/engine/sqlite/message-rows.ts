@@ -64,7 +64,7 @@ export function toRecord(row: MessageRow): MessageRecord {
   };
 }
 
-/** What never changes once a message is sent: kept in one column, read and written as one value. */
+/** What the engine does not index, rewritten only when a settlement edits attributes or properties: one column, read and written as one value. */
 type Payload = Pick<
   MessageRecord,
   "messageId" | "body" | "attributes" | "correlationId" | "contentType" | "properties" | "enqueuedAt"

@@ -6,6 +6,7 @@ import type { QueueRecord } from "../../rules/queue-records.js";
 import type { SubscriptionRecord, TopicRecord } from "../../rules/topic-records.js";
 import {
   type DuplicateRecord,
+  type EditableFields,
   type GroupLockKind,
   type GroupRecord,
   type LockReference,
@@ -17,6 +18,7 @@ import {
 import type { QueueStore } from "../store.js";
 import { Checkpointer } from "./checkpointer.js";
 import {
+  decodePayload,
   encodePayload,
   type LockRow,
   type MessageRow,
@@ -270,6 +272,17 @@ export class SqliteStore implements QueueStore {
       id,
     );
     this.#trackGroup(queue, id, message.sessionId);
+  }
+
+  updateAttributes(queue: string, seq: number, { attributes, properties }: EditableFields): void {
+    const id = this.#existingId(queue);
+    const payload = this.#sql.getPayload.get(seq, id) as Buffer | undefined;
+    if (payload === undefined) throw new QueueError("MessageNotFound", `message ${seq} is not in ${queue}`);
+    this.#sql.updatePayload.run(
+      encodePayload({ ...decodePayload(payload), attributes, properties }),
+      seq,
+      id,
+    );
   }
 
   deleteMessage(queue: string, seq: number): void {

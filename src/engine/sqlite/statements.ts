@@ -62,6 +62,8 @@ export function prepareStatements(db: BetterSqlite3.Database) {
     getLock: sql(`SELECT ${LOCK_COLUMNS} FROM messages WHERE seq = ? AND queue = ?`).raw(),
     updateMessage: sql(`UPDATE messages SET state = ?, visible_at = ?, lock_token = ?, delivery_count = ?,
       first_delivered_at = ?, delivered_at = ? WHERE seq = ? AND queue = ?`),
+    getPayload: sql("SELECT payload FROM messages WHERE seq = ? AND queue = ?").pluck(),
+    updatePayload: sql("UPDATE messages SET payload = ? WHERE seq = ? AND queue = ?"),
     deleteMessage: sql("DELETE FROM messages WHERE seq = ? AND queue = ? RETURNING session_id").pluck(),
     deleteLocked:
       sql(`DELETE FROM messages WHERE seq = ? AND queue = ? AND lock_token = ? AND state = 2 AND visible_at > ?

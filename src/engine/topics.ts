@@ -24,7 +24,18 @@ import { type EngineMessage, type SendOutcome, send } from "./delivery.js";
 /** Compiled filters by their JSON: a store that reads subscriptions afresh (SQLite) compiles each filter once. */
 const compiled = new BoundedCache<string, CompiledFilter>(1_000);
 
+/** Compiled filters by the filter object itself: a store that keeps its records (memory, journal) reads the same ones. */
+const compiledByObject = new WeakMap<SubscriptionFilter, CompiledFilter>();
+
 function compiledFilter(filter: SubscriptionFilter): CompiledFilter {
+  const same = compiledByObject.get(filter);
+  if (same !== undefined) return same;
+  const made = compiledByText(filter);
+  compiledByObject.set(filter, made);
+  return made;
+}
+
+function compiledByText(filter: SubscriptionFilter): CompiledFilter {
   const key = JSON.stringify(filter);
   const found = compiled.get(key);
   if (found !== undefined) return found;
@@ -192,6 +203,8 @@ export function publish(
       filters: record.rules.map((rule) => compiledFilter(rule.filter)),
       queue: store.getQueue(record.forwardTo ?? subscriptionPath(record.topic, record.name)),
     }));
+    // Copies are sent per destination, one call for all the copies a publish puts there.
+    const copies = new Map<string, EngineMessage[]>();
     const outcomes = messages.map((message): SendOutcome => {
       const refused = tooLarge(topic, message);
       if (refused !== undefined) return { ok: false, error: refused };
@@ -204,21 +217,21 @@ export function publish(
       const targets = subscriptions.filter(({ filters }) =>
         filters.some((filter) => filter.matches(filterable)),
       );
-      // Every copy is checked before the first is made: a memory store does not roll back.
+      // Every copy is checked before any is made: a memory store does not roll back.
       for (const target of targets) {
         const error = refusal(context, target.record, target.queue, copy);
         if (error !== undefined) return { ok: false, error };
       }
       for (const { record } of targets) {
-        const [outcome] = send(context, record.forwardTo ?? subscriptionPath(record.topic, record.name), [
-          copy,
-        ]);
-        if (outcome !== undefined && !outcome.ok) throw outcome.error;
+        const destination = record.forwardTo ?? subscriptionPath(record.topic, record.name);
+        copies.set(destination, [...(copies.get(destination) ?? []), copy]);
       }
       return { ok: true, messageId: copy.messageId as string, seq: 0, duplicate: false };
     });
+    for (const [destination, sent] of copies)
+      for (const outcome of send(context, destination, sent)) if (!outcome.ok) throw outcome.error;
     const published = outcomes.filter((outcome) => outcome.ok).length;
-    store.putTopic({ ...topic, published: topic.published + published });
+    if (published > 0) store.putTopic({ ...topic, published: topic.published + published });
     return outcomes;
   });
 }

@@ -7,8 +7,8 @@ import type { WriteBatcher } from "../../engine/write-batcher.js";
 import { type AmqpError, amqpErrorOf, CONDITIONS } from "./amqp-errors.js";
 import type { DispositionWriter } from "./disposition-writer.js";
 import { deliveryTag } from "./lock-tokens.js";
-import { toAmqpMessage } from "./message-mapping.js";
-import { acceptedOutcome, type RemoteOutcome, rejectedOutcome } from "./outcomes.js";
+import { propertiesToModify, toAmqpMessage } from "./message-mapping.js";
+import { acceptedOutcome, deadLetterRequest, type RemoteOutcome, rejectedOutcome } from "./outcomes.js";
 
 /** The most messages one engine receive hands a link. */
 const MAX_BATCH = 100;
@@ -101,14 +101,18 @@ export class DeliveryLink {
         if (outcome === "accepted") engine.complete(lock);
         else if (outcome === "released") engine.abandon(lock);
         else if (outcome === "modified") {
-          if (state.undeliverable_here === true) engine.defer(lock);
-          else engine.abandon(lock);
+          // The SDK sends abandon's and defer's properties to modify as the outcome's message annotations.
+          const edit = propertiesToModify(state.message_annotations);
+          if (state.undeliverable_here === true) engine.defer(lock, edit);
+          else engine.abandon(lock, 0, edit);
         } else {
-          const info = (state.error?.info ?? {}) as Record<string, unknown>;
-          const reason = typeof info.DeadLetterReason === "string" ? info.DeadLetterReason : "";
-          const description =
-            typeof info.DeadLetterErrorDescription === "string" ? info.DeadLetterErrorDescription : undefined;
-          engine.deadLetter(lock, reason, description);
+          const request = deadLetterRequest(state);
+          engine.deadLetter(
+            lock,
+            request.reason,
+            request.description,
+            propertiesToModify(request.propertiesToModify),
+          );
         }
       })
       .then(

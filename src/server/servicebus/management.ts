@@ -7,7 +7,13 @@ import type { QueueRecord } from "../../rules/queue-records.js";
 import { type AmqpError, amqpErrorOf, CONDITIONS, statusOf } from "./amqp-errors.js";
 import type { AmqpMessage } from "./amqp-message.js";
 import { lockOf, lockTokenBytes } from "./lock-tokens.js";
-import { encodeMessage, MESSAGE_STATE, toAmqpMessage, toEngineMessage } from "./message-mapping.js";
+import {
+  encodeMessage,
+  MESSAGE_STATE,
+  propertiesToModify,
+  toAmqpMessage,
+  toEngineMessage,
+} from "./message-mapping.js";
 import type { SessionRegistry } from "./session-registry.js";
 
 /** What a management request is answered against: the engine, the entity's queue, the sessions held. */
@@ -110,16 +116,18 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
 
   "com.microsoft:update-disposition": (context, body) => {
     const status = body["disposition-status"];
+    const edit = propertiesToModify(body["properties-to-modify"]);
     for (const token of lockTokensOf(body)) {
       const lock = requireLock(context, token);
       if (status === "completed") context.engine.complete(lock);
-      else if (status === "abandoned") context.engine.abandon(lock);
-      else if (status === "defered") context.engine.defer(lock);
+      else if (status === "abandoned") context.engine.abandon(lock, 0, edit);
+      else if (status === "defered") context.engine.defer(lock, edit);
       else if (status === "suspended")
         context.engine.deadLetter(
           lock,
           typeof body["deadletter-reason"] === "string" ? body["deadletter-reason"] : "",
           typeof body["deadletter-description"] === "string" ? body["deadletter-description"] : undefined,
+          edit,
         );
       else throw new QueueError("Validation", `unknown disposition-status ${JSON.stringify(status)}`);
     }

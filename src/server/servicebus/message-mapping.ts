@@ -1,6 +1,7 @@
 import rhea from "rhea";
+import { QueueError } from "../../core/errors.js";
 import type { EngineMessage } from "../../engine/delivery.js";
-import type { MessageRecord } from "../../engine/records.js";
+import type { FieldEdit, MessageRecord } from "../../engine/records.js";
 import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../rules/dead-letters.js";
 import {
   type AmqpMessage,
@@ -80,6 +81,36 @@ export function toEngineMessage(message: AmqpMessage, now: number, deduplicate: 
       typeof message.ttl === "number" && message.ttl > 0 ? message.ttl + (delayMs ?? 0) : undefined,
     delayMs,
     properties,
+  };
+}
+
+/**
+ * The edit that merges a disposition's properties to modify (AMQP-typed values, as a sender's
+ * application properties are) over a stored message's application properties, kept as
+ * {@link toEngineMessage} keeps them: exactly, and as text attributes. `undefined` when there
+ * are none; a value that is not a map is the client's error.
+ */
+export function propertiesToModify(changes: unknown): FieldEdit | undefined {
+  if (changes === undefined || changes === null) return undefined;
+  if (
+    typeof changes !== "object" ||
+    Array.isArray(changes) ||
+    Buffer.isBuffer(changes) ||
+    changes instanceof Date
+  )
+    throw new QueueError("Validation", "properties to modify must be a map");
+  const entries = Object.entries(changes);
+  if (entries.length === 0) return undefined;
+  return (stored) => {
+    const attributes: Record<string, string> = { ...stored.attributes };
+    for (const [key, value] of entries) attributes[key] = attributeText(value);
+    const properties: Record<string, string> = { ...stored.properties };
+    const exact = properties[KEY.applicationProperties];
+    properties[KEY.applicationProperties] = encodeApplicationProperties({
+      ...(exact === undefined ? {} : decodeApplicationProperties(exact)),
+      ...changes,
+    });
+    return { attributes, properties };
   };
 }
 

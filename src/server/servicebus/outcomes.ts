@@ -25,3 +25,24 @@ export interface RemoteOutcome {
   readonly message_annotations?: Record<string, unknown>;
   readonly error?: { readonly condition?: unknown; readonly description?: unknown; readonly info?: unknown };
 }
+
+/** What a `rejected` outcome asks of a dead-letter: the reason, the description and, in the rest of its error's info, properties to modify. */
+export interface DeadLetterRequest {
+  readonly reason: string;
+  readonly description: string | undefined;
+  readonly propertiesToModify: Record<string, unknown>;
+}
+
+/** Reads a dead-letter request from a `rejected` outcome (the SDK puts the reason and description beside the properties to modify). */
+export function deadLetterRequest(outcome: RemoteOutcome): DeadLetterRequest {
+  const info = outcome.error?.info;
+  const { DeadLetterReason, DeadLetterErrorDescription, ...propertiesToModify } =
+    info !== null && typeof info === "object" && !Array.isArray(info) && !Buffer.isBuffer(info)
+      ? (info as Record<string, unknown>)
+      : {};
+  return {
+    reason: typeof DeadLetterReason === "string" ? DeadLetterReason : "",
+    description: typeof DeadLetterErrorDescription === "string" ? DeadLetterErrorDescription : undefined,
+    propertiesToModify,
+  };
+}

@@ -96,6 +96,10 @@ export class SqliteStore implements QueueStore {
   #checkpointer: Checkpointer | undefined;
   #depth = 0;
   #dataVersion = -1;
+  /** `PRAGMA data_version` when the last transaction began: another connection's commit changes it. */
+  #cacheVersion = -1;
+  /** Whether no other connection committed since the last transaction: what the cache holds is current. */
+  #cacheCurrent = false;
   #commits = 0;
   /** The engine's latest time, so housekeeping follows its clock (virtual in tests). */
   #now = 0;
@@ -137,6 +141,10 @@ export class SqliteStore implements QueueStore {
       }
       this.#depth++;
       this.#readThisTransaction.clear();
+      // One read tells whether any queue row may have changed; if not, cached rows need no read.
+      const version = this.#sql.dataVersion.get() as number;
+      this.#cacheCurrent = version === this.#cacheVersion;
+      this.#cacheVersion = version;
       try {
         const result = fn();
         this.#sql.commit.run();
@@ -460,8 +468,13 @@ export class SqliteStore implements QueueStore {
   // A queue's id and settings: read once per transaction (no other process can change them meanwhile),
   // and outside one when the copy here is older than SETTINGS_FRESH_MS.
   #cached(name: string): CachedQueue | undefined {
-    // Inside a transaction (every message operation), a queue read once costs no clock reading.
-    if (this.#depth > 0 && this.#readThisTransaction.has(name)) return this.#queues.get(name);
+    // Inside a transaction (every message operation), a queue read once costs no clock reading, and
+    // none is read again while no other connection has committed since the last transaction.
+    if (
+      this.#depth > 0 &&
+      (this.#readThisTransaction.has(name) || (this.#cacheCurrent && this.#queues.has(name)))
+    )
+      return this.#queues.get(name);
     const now = this.#clock.now();
     let row: [number, string] | undefined;
     if (this.#depth > 0) {

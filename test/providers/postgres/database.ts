@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll } from "vitest";
+import type { PgPool } from "../../../src/postgres/pg-pool.js";
 
 /** The database the tests use (`POSTGRES_URL` to point elsewhere). */
 export const POSTGRES_URL = process.env.POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -20,4 +21,20 @@ export function useSchema(): string {
     }
   });
   return schema;
+}
+
+/** A pool that runs its queries on `pool` and keeps the text of each statement run outside a connection of its own. */
+export function countingPool(pool: PgPool): { pool: PgPool; statements: string[] } {
+  const statements: string[] = [];
+  return {
+    statements,
+    pool: {
+      connect: () => pool.connect(),
+      end: async () => undefined,
+      query: (query, values) => {
+        statements.push(typeof query === "string" ? query : query.text);
+        return pool.query(query, values);
+      },
+    },
+  };
 }

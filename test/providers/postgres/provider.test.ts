@@ -8,7 +8,7 @@ import { pgFailure } from "../../../src/providers/postgres/pg-failures.js";
 import { SCHEMA_VERSION } from "../../../src/providers/postgres/postgres-schema.js";
 import { TableVacuum } from "../../../src/providers/postgres/table-vacuum.js";
 import { rejection } from "../../../src/testing/contract/harness.js";
-import { POSTGRES_URL, useSchema } from "./database.js";
+import { countingPool, POSTGRES_URL, useSchema } from "./database.js";
 
 const schema = useSchema();
 const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
@@ -149,16 +149,7 @@ describe("postgres provider", () => {
   }, 30_000);
 
   test("the completes and the abandons of one turn go as one statement each, and each answers on its own", async () => {
-    const statements: string[] = [];
-    const application: PgPool = pool;
-    const counting: PgPool = {
-      connect: () => application.connect(),
-      end: async () => undefined,
-      query: (query, values) => {
-        statements.push(typeof query === "string" ? query : query.text);
-        return application.query(query, values);
-      },
-    };
+    const { pool: counting, statements } = countingPool(pool);
     const client = await createClient({ provider: { type: "postgres", pool: counting, schema } });
     try {
       await client.sendMessages("turns", ["a", "b", "c", "d", "e", "f"]);

@@ -175,6 +175,27 @@ describe("postgres topics", () => {
     }
   });
 
+  test("a subscription with deduplication takes one copy of a deduplication id; one without takes each publish", async () => {
+    const client = await processClient();
+    try {
+      await client.admin.createTopic("deduplicated");
+      await client.admin.createSubscription("deduplicated", "once", { deduplicationWindowMs: 60_000 });
+      await client.admin.createSubscription("deduplicated", "every", { deduplicationWindowMs: 0 });
+      const message = { body: "repeated", deduplicationId: "d-1" };
+      await client.publishMessages("deduplicated", [message, message]);
+      await client.publishMessage("deduplicated", message);
+      expect(await drain(client, subscriptionPath("deduplicated", "once"))).toEqual(["repeated"]);
+      expect(await drain(client, subscriptionPath("deduplicated", "every"))).toEqual([
+        "repeated",
+        "repeated",
+        "repeated",
+      ]);
+      expect(await client.admin.getTopicStats("deduplicated")).toEqual({ subscriptions: 2, published: 3 });
+    } finally {
+      await client.close();
+    }
+  });
+
   test("queue admin keeps to queues: a subscription's names are not made, deleted or listed as queues", async () => {
     const client = await processClient();
     try {

@@ -7,7 +7,7 @@ import type {
   TopicOptions,
 } from "../core/topics.js";
 import { subscriptionPath } from "../core/topics.js";
-import { type CompiledFilter, compileFilter, type FilterableMessage } from "../rules/filters/index.js";
+import { type CompiledFilter, compileFilter, filterableOf } from "../rules/filters/index.js";
 import { newMessageId } from "../rules/message-ids.js";
 import { type QueueRecord, queueRecord } from "../rules/queue-records.js";
 import {
@@ -266,16 +266,4 @@ function tooLarge(topic: TopicRecord, message: EngineMessage): QueueError | unde
     "Validation",
     `the message is ${message.body.byteLength} bytes; topic ${topic.name} takes up to ${topic.maxMessageBytes}`,
   );
-}
-
-/** What a filter looks at of a message. */
-function filterableOf(message: EngineMessage): FilterableMessage {
-  return {
-    body: message.body,
-    attributes: message.attributes ?? {},
-    ...(message.messageId === undefined ? {} : { messageId: message.messageId }),
-    ...(message.correlationId === undefined ? {} : { correlationId: message.correlationId }),
-    ...(message.contentType === undefined ? {} : { contentType: message.contentType }),
-    ...(message.sessionId === undefined ? {} : { sessionId: message.sessionId }),
-  };
 }

@@ -1,7 +1,7 @@
 import { type BatchEntryResult, QueueError } from "../../core/errors.js";
 import type { OutgoingMessage } from "../../core/provider.js";
 import { subscriptionPath } from "../../core/topics.js";
-import type { FilterableMessage } from "../../rules/filters/index.js";
+import { filterableOf } from "../../rules/filters/index.js";
 import type { TopicSnapshot, TopicTarget } from "./topic-rows.js";
 
 const READY = 0;
@@ -132,16 +132,4 @@ function tooLarge(snapshot: TopicSnapshot, message: OutgoingMessage): QueueError
     "Validation",
     `the message is ${message.body.byteLength} bytes; topic ${record.name} takes up to ${record.maxMessageBytes}`,
   );
-}
-
-/** What a filter looks at of a message. */
-function filterableOf(message: OutgoingMessage): FilterableMessage {
-  return {
-    body: message.body,
-    attributes: message.attributes ?? {},
-    ...(message.messageId === undefined ? {} : { messageId: message.messageId }),
-    ...(message.correlationId === undefined ? {} : { correlationId: message.correlationId }),
-    ...(message.contentType === undefined ? {} : { contentType: message.contentType }),
-    ...(message.sessionId === undefined ? {} : { sessionId: message.sessionId }),
-  };
 }

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import Database from "better-sqlite3";
+import { BoundedCache } from "../../core/bounded-cache.js";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
@@ -92,6 +93,8 @@ export class SqliteStore implements QueueStore {
   readonly #sql: Statements;
   readonly #queues = new Map<string, CachedQueue>();
   readonly #readThisTransaction = new Set<string>();
+  /** Subscription records by their stored text; records are never changed in place, so they are shared. */
+  readonly #subscriptionRecords = new BoundedCache<string, SubscriptionRecord>(10_000);
   readonly #clock: Clock;
   #checkpointer: Checkpointer | undefined;
   #depth = 0;
@@ -222,9 +225,14 @@ export class SqliteStore implements QueueStore {
   }
 
   listSubscriptions(topic: string): SubscriptionRecord[] {
-    return (this.#sql.listSubscriptions.all(topic) as string[]).map(
-      (settings) => JSON.parse(settings) as SubscriptionRecord,
-    );
+    return (this.#sql.listSubscriptions.all(topic) as string[]).map((settings) => {
+      // Every publish reads its topic's subscriptions: each stored text is parsed once.
+      const parsed = this.#subscriptionRecords.get(settings);
+      if (parsed !== undefined) return parsed;
+      const record = JSON.parse(settings) as SubscriptionRecord;
+      this.#subscriptionRecords.set(settings, record);
+      return record;
+    });
   }
 
   putSubscription(subscription: SubscriptionRecord): void {

@@ -18,6 +18,17 @@ const MANAGEMENT = "$management";
  * `Subscriptions/...`, a transfer dead-letter queue) is `undefined`: an unknown entity.
  */
 export function parseEntityPath(path: string): EntityAddress | undefined {
+  const { parts, deadLetter, management } = splitEntityPath(path);
+  if (parts.some((part) => part.length === 0 || part.startsWith("$"))) return undefined;
+  if (parts.length > 1 && parts.some((part) => part.toLowerCase() === "subscriptions")) return undefined;
+  return { queue: parts.join("/"), deadLetter, management };
+}
+
+/**
+ * An entity path's segments without its `$DeadLetterQueue` and `$management` suffixes (matched
+ * in any case), and which of them it had.
+ */
+export function splitEntityPath(path: string): { parts: string[]; deadLetter: boolean; management: boolean } {
   const parts = path.split("/");
   let management = false;
   if (parts.length > 1 && parts.at(-1)!.toLowerCase() === MANAGEMENT) {
@@ -29,9 +40,7 @@ export function parseEntityPath(path: string): EntityAddress | undefined {
     deadLetter = true;
     parts.pop();
   }
-  if (parts.some((part) => part.length === 0 || part.startsWith("$"))) return undefined;
-  if (parts.length > 1 && parts.some((part) => part.toLowerCase() === "subscriptions")) return undefined;
-  return { queue: parts.join("/"), deadLetter, management };
+  return { parts, deadLetter, management };
 }
 
 /** The engine's queue a Service Bus name means: its exact name first, else one that differs only in case. */

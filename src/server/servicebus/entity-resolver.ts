@@ -3,6 +3,7 @@ import type { QueueRecord } from "../../rules/queue-records.js";
 import { deadLetterQueueRecord } from "../../rules/queue-records.js";
 import { type EntityAddress, findQueue, findServiceBusQueue, parseEntityPath } from "./entities.js";
 import { AZURE_QUEUE_DEFAULTS, newQueueRecord, validateServiceBusQueueName } from "./queue-description.js";
+import { findTopic, resolveSubscription } from "./topic-entities.js";
 
 /** The queue an entity path names, with what the path asks of it. */
 export interface ResolvedEntity {
@@ -16,24 +17,40 @@ export interface ResolvedEntity {
 /**
  * Finds the queue an entity path names (case-insensitively), creating it with Azure's defaults
  * (as the admin API and Config.json do) when `createQueues` allows; a dead-letter sub-queue is made on first use. Resolves
- * `undefined` for a path that names no queue.
+ * `undefined` for a path that names no queue. A subscription's path (`<topic>/Subscriptions/<sub>`)
+ * names the subscription's engine queue, never made here; a topic's name is not a queue's.
  */
 export function resolveEntity(
   engine: QueueEngine,
   path: string,
   createQueues: boolean,
 ): ResolvedEntity | undefined {
+  const subscription = resolveSubscription(engine, path);
+  if (subscription === undefined) return undefined;
+  if (subscription !== "not-subscription")
+    return withTarget(engine, subscription.address, subscription.queue);
   const address = parseEntityPath(path);
   if (address === undefined) return undefined;
   // An engine queue that is only another's dead-letter queue is reached as that queue's sub-queue.
   let queue = findServiceBusQueue(engine, address.queue);
   if (queue === undefined) {
     // A name taken by a dead-letter queue cannot be made a queue of its own.
+    // Nor can a topic's: `<topic>/$management` is the topic's node, not a new queue's.
     if (!createQueues || findQueue(engine, address.queue) !== undefined) return undefined;
+    if (findTopic(engine, address.queue) !== undefined) return undefined;
     validateServiceBusQueueName(address.queue);
     queue = newQueueRecord(engine, address.queue, AZURE_QUEUE_DEFAULTS);
     engine.insertQueue(queue);
   }
+  return withTarget(engine, address, queue);
+}
+
+/** `queue` as `address` reaches it: itself, or its dead-letter sub-queue (`undefined` when it has none). */
+function withTarget(
+  engine: QueueEngine,
+  address: EntityAddress,
+  queue: QueueRecord,
+): ResolvedEntity | undefined {
   if (!address.deadLetter) return { address, queue, target: queue };
   const target = deadLetterTarget(engine, queue);
   return target === undefined ? undefined : { address, queue, target };

@@ -2,10 +2,11 @@ import type { AddressInfo, Server, Socket } from "node:net";
 import rhea from "rhea";
 import type { TimerHandle } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
-import type { EngineMessage } from "../../engine/delivery.js";
+import type { EngineMessage, SendOutcome } from "../../engine/delivery.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { SessionLock } from "../../engine/sessions.js";
 import { WriteBatcher } from "../../engine/write-batcher.js";
+import { belongsToTopic } from "../../rules/topic-records.js";
 import { type AmqpError, amqpErrorOf, CONDITIONS, entityNotFound } from "./amqp-errors.js";
 import { type AmqpMessage, messagesOfTransfer } from "./amqp-message.js";
 import { putToken } from "./cbs.js";
@@ -14,6 +15,7 @@ import { ConnectionState } from "./connection-state.js";
 import { DeliveryLink, type SettleMode } from "./delivery-link.js";
 import { DispositionWriter } from "./disposition-writer.js";
 import { dotnetTicks } from "./dotnet-time.js";
+import { parseEntityPath } from "./entities.js";
 import { currentEntity, type ResolvedEntity, resolveEntity } from "./entity-resolver.js";
 import { answerManagement } from "./management.js";
 import { toEngineMessage } from "./message-mapping.js";
@@ -22,6 +24,7 @@ import { guardRhea } from "./rhea-guards.js";
 import type { SasKey } from "./sas.js";
 import { isHolderGone, newSessionHolder } from "./session-holders.js";
 import { SessionRegistry } from "./session-registry.js";
+import { findTopic } from "./topic-entities.js";
 
 /** The largest message a sender may send, announced on every sender's attach (the SDK sizes batches from it). */
 export const MAX_MESSAGE_BYTES = 1_048_576;
@@ -102,11 +105,28 @@ function echoableId(id: unknown): string | number | Buffer | undefined {
   return undefined;
 }
 
+/** Tells a sender the largest message it may send, on its attach (the SDK sizes batches from it). */
+function announceMaxMessageSize(receiver: rhea.Receiver): void {
+  (receiver as unknown as { local: { attach: { max_message_size: number } } }).local.attach.max_message_size =
+    MAX_MESSAGE_BYTES;
+}
+
+/** Sends a batch to a queue whole or not at all, as on Azure: one message without a session refuses it. */
+function sendToQueue(engine: QueueEngine, queue: string, messages: readonly EngineMessage[]): SendOutcome[] {
+  if (engine.getQueueRecord(queue)?.fifo === true && messages.some((one) => one.sessionId === undefined))
+    throw new QueueError(
+      "Validation",
+      `The SessionId was not set on a message, and it cannot be sent to the entity ${queue}. Entities that have session support enabled can only receive messages that have the SessionId set.`,
+    );
+  return engine.send(queue, messages);
+}
+
 /** What the server keeps of a link it attached. */
 type LinkRole =
   | { readonly kind: "cbs" }
   | { readonly kind: "management"; readonly entity: ResolvedEntity }
   | { readonly kind: "send"; readonly entity: ResolvedEntity }
+  | { readonly kind: "publish"; readonly topic: string }
   | { readonly kind: "receive"; readonly delivery: DeliveryLink; readonly session: SessionLock | undefined }
   | { readonly kind: "reply" };
 
@@ -264,7 +284,14 @@ export class ServiceBusServer {
       this.#links.set(receiver, { kind: "cbs" });
       return;
     }
-    const entity = this.#authorizedEntity(state, address, receiver);
+    if (!this.#isAuthorized(state, address, receiver)) return;
+    const topic = this.#topicToPublishTo(address);
+    if (topic !== undefined) {
+      announceMaxMessageSize(receiver);
+      this.#links.set(receiver, { kind: "publish", topic });
+      return;
+    }
+    const entity = this.#resolvedEntity(address, receiver);
     if (entity === undefined) return;
     if (entity.address.management) {
       this.#links.set(receiver, { kind: "management", entity });
@@ -277,10 +304,22 @@ export class ServiceBusServer {
       });
       return;
     }
-    (
-      receiver as unknown as { local: { attach: { max_message_size: number } } }
-    ).local.attach.max_message_size = MAX_MESSAGE_BYTES;
+    if (belongsToTopic(entity.queue.name)) {
+      receiver.close({
+        condition: CONDITIONS.notAllowed,
+        description: `cannot send to ${address}: a subscription receives what is published to its topic`,
+      });
+      return;
+    }
+    announceMaxMessageSize(receiver);
     this.#links.set(receiver, { kind: "send", entity });
+  }
+
+  /** The name of the topic `address` names (in any case), which a sender publishes to; `undefined` for any other address. */
+  #topicToPublishTo(address: string): string | undefined {
+    const parsed = parseEntityPath(address);
+    if (parsed === undefined || parsed.deadLetter || parsed.management) return undefined;
+    return findTopic(this.#options.engine, parsed.queue)?.name;
   }
 
   /** A client attached a receiver: a reply link (of `$cbs` or `$management`), or a queue's messages. */
@@ -308,7 +347,8 @@ export class ServiceBusServer {
       this.#links.set(sender, { kind: "reply" });
       return;
     }
-    const entity = this.#authorizedEntity(state, address, sender);
+    if (!this.#isAuthorized(state, address, sender)) return;
+    const entity = this.#resolvedEntity(address, sender);
     if (entity === undefined) return;
     const remote = (sender as unknown as { remote: { attach?: { snd_settle_mode?: number } } }).remote;
     const settleMode: SettleMode = remote.attach?.snd_settle_mode === 1 ? "receiveAndDelete" : "peekLock";
@@ -429,16 +469,20 @@ export class ServiceBusServer {
     return engine.releaseSessions(queue, isHolderGone) > 0 ? accept() : undefined;
   }
 
-  /** The queue a link's address names when the connection's tokens grant it; otherwise the link is closed with why. */
-  #authorizedEntity(state: ConnectionState, address: string, link: rhea.link): ResolvedEntity | undefined {
-    const { engine, sasKey, createQueues } = this.#options;
-    if (sasKey !== null && !state.isGranted(address, engine.clock.now())) {
-      link.close({
-        condition: CONDITIONS.unauthorized,
-        description: `Unauthorized access to '${address}': no valid token for it was put on this connection's $cbs node`,
-      });
-      return undefined;
-    }
+  /** Whether the connection's tokens grant `address`; otherwise the link is closed with why. */
+  #isAuthorized(state: ConnectionState, address: string, link: rhea.link): boolean {
+    const { engine, sasKey } = this.#options;
+    if (sasKey === null || state.isGranted(address, engine.clock.now())) return true;
+    link.close({
+      condition: CONDITIONS.unauthorized,
+      description: `Unauthorized access to '${address}': no valid token for it was put on this connection's $cbs node`,
+    });
+    return false;
+  }
+
+  /** The queue a link's address names; otherwise the link is closed with why. */
+  #resolvedEntity(address: string, link: rhea.link): ResolvedEntity | undefined {
+    const { engine, createQueues } = this.#options;
     let entity: ResolvedEntity | undefined;
     try {
       entity = resolveEntity(engine, address, createQueues);
@@ -475,14 +519,16 @@ export class ServiceBusServer {
       this.#answer(context.connection, message, role);
       return;
     }
-    if (role.kind !== "send") return;
+    if (role.kind !== "send" && role.kind !== "publish") return;
     const { engine } = this.#options;
-    const queue = currentEntity(engine, role.entity).queue;
+    const queue = role.kind === "send" ? currentEntity(engine, role.entity).queue : undefined;
+    const topic = role.kind === "publish" ? role.topic : undefined;
     let messages: EngineMessage[];
     try {
       const format = (delivery as unknown as { format?: number }).format ?? 0;
       const now = engine.clock.now();
-      const deduplicate = queue.deduplicationWindowMs > 0;
+      // A subscription's queue deduplicates the copies it gets as its own settings say.
+      const deduplicate = queue === undefined || queue.deduplicationWindowMs > 0;
       messages = messagesOfTransfer(message, format).map((one) => toEngineMessage(one, now, deduplicate));
     } catch (error) {
       // What cannot be decoded is the client's malformed message, not a fault of the server.
@@ -503,16 +549,11 @@ export class ServiceBusServer {
     }
     this.#writes
       .run(() => {
-        // A batch is stored whole or not at all, as on Azure: one message without a session refuses it.
-        if (
-          engine.getQueueRecord(queue.name)?.fifo === true &&
-          messages.some((one) => one.sessionId === undefined)
-        )
-          throw new QueueError(
-            "Validation",
-            `The SessionId was not set on a message, and it cannot be sent to the entity ${queue.name}. Entities that have session support enabled can only receive messages that have the SessionId set.`,
-          );
-        const failed = engine.send(queue.name, messages).find((outcome) => !outcome.ok);
+        const outcomes =
+          topic !== undefined
+            ? engine.topics.publish(topic, messages, MAX_MESSAGE_BYTES)
+            : sendToQueue(engine, queue!.name, messages);
+        const failed = outcomes.find((outcome) => !outcome.ok);
         if (failed !== undefined && !failed.ok) throw failed.error;
       })
       .then(accept, (error: unknown) => {

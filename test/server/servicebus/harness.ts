@@ -1,6 +1,6 @@
 // A Service Bus endpoint on a fresh engine, and the real SDK connected to it with retries short
 // enough that a failure is reported in a second, not after the SDK's default three 30 s waits.
-import { ServiceBusClient, type ServiceBusClientOptions } from "@azure/service-bus";
+import { isServiceBusError, ServiceBusClient, type ServiceBusClientOptions } from "@azure/service-bus";
 import { afterEach } from "vitest";
 import { MemoryStore } from "../../../src/engine/memory/memory-store.js";
 import { QueueEngine } from "../../../src/engine/queue-engine.js";
@@ -36,6 +36,16 @@ const running: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const stop of running.splice(0).reverse()) await stop();
 });
+
+/** The ServiceBusError code `promise` rejects with, or `"no error"`. */
+export async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    return isServiceBusError(error) ? error.code : `not a ServiceBusError: ${String(error)}`;
+  }
+  return "no error";
+}
 
 /** Creates a queue as the admin API would: Azure's defaults, with `changes`. */
 export function createQueue(

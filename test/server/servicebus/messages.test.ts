@@ -1,17 +1,7 @@
-import { isServiceBusError, type ServiceBusReceivedMessage } from "@azure/service-bus";
+import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
 import { MAX_MESSAGE_BYTES } from "../../../src/server/servicebus/servicebus-server.js";
-import { createQueue, startEndpoint } from "./harness.js";
-
-/** The SDK's error code of a rejected promise. */
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    return isServiceBusError(error) ? error.code : `not a ServiceBusError: ${String(error)}`;
-  }
-  return "no error";
-}
+import { codeOf, createQueue, startEndpoint } from "./harness.js";
 
 const bodies = (messages: readonly ServiceBusReceivedMessage[]) => messages.map((message) => message.body);
 

@@ -1,15 +1,5 @@
-import { isServiceBusError } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
-import { createQueue, type Endpoint, startEndpoint } from "./harness.js";
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    return isServiceBusError(error) ? error.code : `not a ServiceBusError: ${String(error)}`;
-  }
-  return "no error";
-}
+import { codeOf, createQueue, type Endpoint, startEndpoint } from "./harness.js";
 
 /** An endpoint with a session queue `jobs` holding three messages of session `a` and one of `b`. */
 async function withSessions(): Promise<Endpoint> {

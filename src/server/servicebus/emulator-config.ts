@@ -3,6 +3,7 @@ import { type ParseError, parse, printParseErrorCode, visit } from "jsonc-parser
 import { QueueError } from "../../core/errors.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
+import { type TopicDefinition, topicDefinition } from "./emulator-topics.js";
 import { findQueue } from "./entities.js";
 import {
   describeQueue,
@@ -29,8 +30,10 @@ export interface EmulatorConfig {
   /** `UserConfig.Namespaces[0].Name` (`sbemulatorns` in the official file). */
   readonly namespace: string;
   readonly queues: readonly QueueDefinition[];
-  /** The names of the topics the file defines: not served yet, so the CLI can say so. */
+  /** The names of the topics the file defines. */
   readonly topics: readonly string[];
+  /** The topics the file defines, with their subscriptions and rules ({@link applyEmulatorTopics}). */
+  readonly topicDefinitions: readonly TopicDefinition[];
 }
 
 /** What {@link applyEmulatorConfig} did. */
@@ -68,11 +71,11 @@ export function readEmulatorConfig(path: string): EmulatorConfig {
 }
 
 /**
- * The queues and topic names of an emulator Config.json given as text (`file` names it in
+ * The queues and topics of an emulator Config.json given as text (`file` names it in
  * errors). The format is the official emulator's: `UserConfig.Namespaces` (exactly one),
- * each with `Name`, `Queues` (`Name`, `Properties`) and `Topics`; `//` and block comments are
- * allowed, as in the official sample. A fault fails with one `Configuration` error naming the
- * file, the queue and the property.
+ * each with `Name`, `Queues` (`Name`, `Properties`) and `Topics` (`Name`, `Properties`,
+ * `Subscriptions` with their `Rules`); `//` and block comments are allowed, as in the official
+ * sample. A fault fails with one `Configuration` error naming the file, the entity and the property.
  */
 export function parseEmulatorConfig(text: string, file: string): EmulatorConfig {
   const fail = (why: string): QueueError => new QueueError("Configuration", `${file}: ${why}`);
@@ -91,21 +94,24 @@ export function parseEmulatorConfig(text: string, file: string): EmulatorConfig 
   const queues = listField(namespace, "Queues", fail).map((entry, index) =>
     queueDefinition(entry, index, fail),
   );
+  const topicDefinitions = listField(namespace, "Topics", fail).map((entry, index) =>
+    topicDefinition(entry, index, fail),
+  );
+  // Queues and topics share one namespace of names.
   const seen = new Map<string, string>();
-  for (const queue of queues) {
-    const other = seen.get(queue.name.toLowerCase());
+  const entities = [
+    ...queues.map((queue) => `queue ${JSON.stringify(queue.name)}`),
+    ...topicDefinitions.map((topic) => `topic ${JSON.stringify(topic.name)}`),
+  ];
+  for (const entity of entities) {
+    const lower = entity.slice(entity.indexOf(" ") + 1).toLowerCase();
+    const other = seen.get(lower);
     if (other !== undefined)
-      throw fail(
-        `queues ${JSON.stringify(other)} and ${JSON.stringify(queue.name)} have the same name (Service Bus names ignore case)`,
-      );
-    seen.set(queue.name.toLowerCase(), queue.name);
+      throw fail(`${other} and ${entity} have the same name (Service Bus names ignore case)`);
+    seen.set(lower, entity);
   }
-  const topics = listField(namespace, "Topics", fail).map((topic, index) => {
-    const name = isObject(topic) ? topic.Name : undefined;
-    if (typeof name !== "string" || name === "") throw fail(`Topics[${index}] needs a Name`);
-    return name;
-  });
-  return { file, namespace: namespaceName, queues, topics };
+  const topics = topicDefinitions.map((topic) => topic.name);
+  return { file, namespace: namespaceName, queues, topics, topicDefinitions };
 }
 
 function queueDefinition(entry: unknown, index: number, fail: (why: string) => QueueError): QueueDefinition {

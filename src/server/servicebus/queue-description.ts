@@ -288,7 +288,7 @@ class PropertyReader {
 }
 
 /** The engine options a description sets; the rest of its settings go to {@link serviceBusProperties}. */
-function engineOptions(description: QueueDescription): QueueOptions {
+export function engineOptions(description: QueueDescription): QueueOptions {
   return {
     fifo: description.requiresSession,
     lockDurationMs: description.lockDurationMs,

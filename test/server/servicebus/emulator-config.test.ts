@@ -204,10 +204,26 @@ describe("ISO-8601 durations as Azure writes them", () => {
 });
 
 describe("the official emulator's Config.json", () => {
-  it("reads the official sample: its queue with every property, its topic named and kept out", () => {
+  it("reads the official sample: its queue with every property, its topic with its subscriptions and rules", () => {
     const config = parseEmulatorConfig(OFFICIAL_SAMPLE, "Config.json");
     expect(config.namespace).toBe("sbemulatorns");
     expect(config.topics).toEqual(["topic.1"]);
+    const [topic] = config.topicDefinitions;
+    expect(topic?.options).toEqual({ defaultTimeToLiveMs: 3_600_000 });
+    expect(
+      topic?.subscriptions.map((one) => [one.name, one.options.maxDeliveryCount, one.options.rules]),
+    ).toEqual([
+      [
+        "subscription.1",
+        3,
+        [{ name: "app-prop-filter-1", filter: { correlation: { contentType: "application/json" } } }],
+      ],
+      [
+        "subscription.4",
+        3,
+        [{ name: "sql-filter-1", filter: { sql: "sys.MessageId = '123456' AND userProp1 = 'value1'" } }],
+      ],
+    ]);
     expect(config.queues).toEqual([
       {
         name: "queue.1",
@@ -310,7 +326,10 @@ describe("the official emulator's Config.json", () => {
         configOf([{ Name: "q", Properties: { LockDuration: null } }]),
         'queue "q": LockDuration must be a string',
       ],
-      [configOf([{ Name: "Orders" }, { Name: "orders" }]), 'queues "Orders" and "orders" have the same name'],
+      [
+        configOf([{ Name: "Orders" }, { Name: "orders" }]),
+        'queue "Orders" and queue "orders" have the same name',
+      ],
       [configOf([], [{ Subscriptions: [] }]), "Topics[0] needs a Name"],
     ];
     for (const [text, expected] of cases) {

@@ -1,8 +1,10 @@
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
 import type { SubscriptionOptions } from "../../../src/core/topics.js";
+import { parseEmulatorConfig } from "../../../src/server/servicebus/emulator-config.js";
+import { applyEmulatorTopics } from "../../../src/server/servicebus/emulator-topics.js";
 import { MAX_MESSAGE_BYTES } from "../../../src/server/servicebus/servicebus-server.js";
-import { codeOf, type Endpoint, startEndpoint } from "./harness.js";
+import { codeOf, createQueue, type Endpoint, startEndpoint } from "./harness.js";
 
 /** An endpoint with topic `orders` and the given subscriptions. */
 async function withTopic(subscriptions: Record<string, SubscriptionOptions>): Promise<Endpoint> {
@@ -130,5 +132,143 @@ describe("the Service Bus endpoint under the official SDK: topics and subscripti
       "MessagingEntityNotFound",
     );
     expect(engine.listQueues().map((queue) => queue.name)).not.toContain("orders/subscriptions/nobody");
+  });
+});
+
+/** A Config.json in the official format holding these topics. */
+function configWithTopics(topics: readonly unknown[]): string {
+  return JSON.stringify({
+    UserConfig: {
+      Namespaces: [{ Name: "sbemulatorns", Queues: [], Topics: topics }],
+      Logging: { Type: "File" },
+    },
+  });
+}
+
+describe("the Topics of an emulator Config.json", () => {
+  const CONFIG = configWithTopics([
+    {
+      Name: "orders",
+      Properties: { DefaultMessageTimeToLive: "PT1H", RequiresDuplicateDetection: false },
+      Subscriptions: [
+        {
+          Name: "big",
+          Properties: { LockDuration: "PT30S", MaxDeliveryCount: 2, RequiresSession: false },
+          Rules: [
+            {
+              Name: "large",
+              Properties: {
+                FilterType: "Sql",
+                SqlFilter: { SqlExpression: "amount > 100 AND sys.ContentType = 'application/json'" },
+                Action: { SqlExpression: "SET sys.To = 'Entity'" },
+              },
+            },
+          ],
+        },
+        {
+          Name: "eu",
+          Properties: { DeadLetteringOnMessageExpiration: true },
+          Rules: [
+            {
+              Name: "region",
+              Properties: {
+                FilterType: "Correlation",
+                CorrelationFilter: {
+                  CorrelationId: "",
+                  ContentType: "text/plain",
+                  Properties: { region: "eu" },
+                },
+              },
+            },
+          ],
+        },
+        { Name: "all" },
+        { Name: "Forwarded", Properties: { ForwardTo: "Archive" } },
+        {
+          Name: "ordered",
+          Properties: { RequiresSession: true },
+          Rules: [{ Name: "none", Properties: { FilterType: "Sql", SqlFilter: { SqlExpression: "1=0" } } }],
+        },
+      ],
+    },
+  ]);
+
+  it("creates each topic with its subscriptions, their properties and rules; each subscription gets what its rule matches", async () => {
+    const endpoint = await startEndpoint({ createQueues: false });
+    const { engine, client } = endpoint;
+    createQueue(engine, "archive");
+    const config = parseEmulatorConfig(CONFIG, "Config.json");
+    expect(config.topics).toEqual(["orders"]);
+    expect(applyEmulatorTopics(engine, config.topicDefinitions)).toEqual({
+      created: ["orders"],
+      subscribed: ["orders/big", "orders/eu", "orders/all", "orders/Forwarded", "orders/ordered"],
+      ruled: [],
+    });
+    const big = engine.getQueueRecord("orders/subscriptions/big")!;
+    expect([big.lockDurationMs, big.maxDeliveryCount, big.fifo]).toEqual([30_000, 2, false]);
+    expect(engine.getQueueRecord("orders/subscriptions/eu")?.deadLetterOnExpiration).toBe(true);
+    expect(engine.getQueueRecord("orders/subscriptions/ordered")?.fifo).toBe(true);
+    expect(engine.topics.get("orders")?.defaultTimeToLiveMs).toBe(3_600_000);
+    await client.createSender("orders").sendMessages([
+      { body: "large json", contentType: "application/json", applicationProperties: { amount: 150 } },
+      { body: "small json", contentType: "application/json", applicationProperties: { amount: 5 } },
+      { body: "eu text", contentType: "text/plain", applicationProperties: { region: "eu", amount: 500 } },
+      { body: "us text", contentType: "text/plain", applicationProperties: { region: "us" } },
+    ]);
+    const receive = async (subscription: string) => {
+      const receiver = client.createReceiver("orders", subscription, { receiveMode: "receiveAndDelete" });
+      const got = await receiver.receiveMessages(10, { maxWaitTimeInMs: 300 });
+      await receiver.close();
+      return bodies(got);
+    };
+    expect(await receive("big")).toEqual(["large json"]);
+    expect(await receive("eu")).toEqual(["eu text"]);
+    expect(await receive("all")).toEqual(["large json", "small json", "eu text", "us text"]);
+    const archive = client.createReceiver("archive", { receiveMode: "receiveAndDelete" });
+    expect(bodies(await archive.receiveMessages(10, { maxWaitTimeInMs: 300 }))).toHaveLength(4);
+    expect(endpoint.errors).toEqual([]);
+  });
+
+  it("applies the same file again without change, and gives an existing subscription the file's rules", async () => {
+    const { engine } = await startEndpoint({ createQueues: false });
+    createQueue(engine, "archive");
+    const { topicDefinitions } = parseEmulatorConfig(CONFIG, "Config.json");
+    applyEmulatorTopics(engine, topicDefinitions);
+    expect(applyEmulatorTopics(engine, topicDefinitions)).toEqual({ created: [], subscribed: [], ruled: [] });
+    engine.topics.createRule("orders", "big", "extra", { sql: "1=1" });
+    expect(applyEmulatorTopics(engine, topicDefinitions)).toEqual({
+      created: [],
+      subscribed: [],
+      ruled: ["orders/big"],
+    });
+    expect(engine.topics.listRules("orders", "big").map((rule) => rule.name)).toEqual(["large"]);
+  });
+
+  it("refuses a bad topic with one Configuration error naming it, and a forwarding queue that does not exist", async () => {
+    const bad = (topics: unknown[]) => () => parseEmulatorConfig(configWithTopics(topics), "Config.json");
+    const badRule = (properties: unknown) =>
+      bad([{ Name: "t", Subscriptions: [{ Name: "s", Rules: [{ Name: "r", Properties: properties }] }] }]);
+    expect(badRule({ FilterType: "Sql", SqlFilter: { SqlExpression: "a = = 1" } })).toThrow(
+      /Config.json: topic "t": subscription "s": rule "r": /,
+    );
+    expect(
+      bad([{ Name: "t", Subscriptions: [{ Name: "s", Properties: { LockDuration: "soon" } }] }]),
+    ).toThrow(/topic "t": subscription "s": .*LockDuration/);
+    expect(badRule({ FilterType: "Correlation", CorrelationFilter: { ReplyToSessionId: "x" } })).toThrow(
+      /ReplyToSessionId is not supported/,
+    );
+    expect(badRule({ FilterType: "True" })).toThrow(/FilterType must be Sql or Correlation/);
+    expect(bad([{ Name: "t", Properties: { LockDuration: "PT1M" } }])).toThrow(
+      /topic "t": unknown property LockDuration/,
+    );
+    const { engine } = await startEndpoint({ createQueues: false });
+    const forwarding = parseEmulatorConfig(
+      configWithTopics([{ Name: "t", Subscriptions: [{ Name: "s", Properties: { ForwardTo: "nowhere" } }] }]),
+      "Config.json",
+    );
+    expect(() => applyEmulatorTopics(engine, forwarding.topicDefinitions)).toThrow(
+      /forwards to queue "nowhere"/,
+    );
+    expect(engine.topics.list()).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { QueueError } from "../core/errors.js";
 import type { QueueEngine } from "../engine/queue-engine.js";
 import { ServiceBusAdminServer } from "../server/servicebus/admin/admin-server.js";
 import { applyEmulatorConfig, readEmulatorConfig } from "../server/servicebus/emulator-config.js";
+import { applyEmulatorTopics } from "../server/servicebus/emulator-topics.js";
 import type { SasKey } from "../server/servicebus/sas.js";
 import { ServiceBusServer } from "../server/servicebus/servicebus-server.js";
 import { UsageError } from "./arguments.js";
@@ -37,9 +38,8 @@ export async function startServiceBus(
   if (options.configPath !== undefined) {
     const config = readEmulatorConfig(options.configPath);
     const applied = applyEmulatorConfig(engine, config.queues);
-    configured = `${config.queues.length} queues from ${options.configPath} (${applied.created.length} created, ${applied.updated.length} updated)`;
-    if (config.topics.length > 0)
-      log(`  note:        topics are not served yet; left out: ${config.topics.join(", ")}`);
+    const topics = applyEmulatorTopics(engine, config.topicDefinitions);
+    configured = `${config.queues.length} queues from ${options.configPath} (${applied.created.length} created, ${applied.updated.length} updated), ${config.topics.length} topics (${topics.created.length} created, ${topics.subscribed.length} subscriptions created)`;
   }
   const amqp = await ServiceBusServer.start({
     engine,

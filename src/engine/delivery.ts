@@ -13,9 +13,15 @@ export type SendOutcome =
   | { readonly ok: true; readonly messageId: string; readonly seq: number; readonly duplicate: boolean }
   | { readonly ok: false; readonly error: QueueError };
 
-/** A message as the engine takes it: an outgoing message and protocol fields to carry along. */
+/**
+ * A message as the engine takes it: an outgoing message and protocol fields to carry along, and
+ * the system properties a protocol has beyond the library's, which subscription filters read.
+ */
 export type EngineMessage = OutgoingMessage & {
   readonly properties?: Readonly<Record<string, string>> | undefined;
+  readonly subject?: string | undefined;
+  readonly to?: string | undefined;
+  readonly replyTo?: string | undefined;
 };
 
 /** Stores messages in one step; each gets its outcome, in order. Repeats of a deduplication id answer the original. */

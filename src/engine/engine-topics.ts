@@ -17,6 +17,7 @@ import {
   deleteTopic,
   existingTopic,
   listRules,
+  type PublishOptions,
   publish,
 } from "./topics.js";
 
@@ -89,8 +90,13 @@ export class EngineTopics {
   }
 
   /** Publishes messages: each copied to every subscription that matches it, all copies or none. */
-  publish(topic: string, messages: readonly EngineMessage[], maxMessageBytes: number): SendOutcome[] {
-    return publish(this.#context, topic, messages, maxMessageBytes);
+  publish(
+    topic: string,
+    messages: readonly EngineMessage[],
+    maxMessageBytes: number,
+    options?: PublishOptions,
+  ): SendOutcome[] {
+    return publish(this.#context, topic, messages, maxMessageBytes, options);
   }
 
   /** Wakes the receives that wait on queues just deleted: they end as on any deleted queue. */

@@ -178,6 +178,12 @@ export function listRules(context: EngineContext, topic: string, subscription: s
   );
 }
 
+/** How a publish takes a refused message. */
+export interface PublishOptions {
+  /** Refuse the whole publish, with no copy of any message, when one is refused (a protocol's batch is one). */
+  readonly whole?: boolean;
+}
+
 /**
  * Publishes messages to a topic in one step: each is copied, with one message id, to every
  * subscription (or its forwarding queue) a rule of which matches it; a message a matching
@@ -190,6 +196,7 @@ export function publish(
   topicName: string,
   messages: readonly EngineMessage[],
   maxMessageBytes: number,
+  options: PublishOptions = {},
 ): SendOutcome[] {
   const { store } = context;
   return store.transaction(() => {
@@ -228,6 +235,8 @@ export function publish(
       }
       return { ok: true, messageId: copy.messageId as string, seq: 0, duplicate: false };
     });
+    const refused = outcomes.find((outcome) => !outcome.ok);
+    if (options.whole === true && refused !== undefined && !refused.ok) throw refused.error;
     for (const [destination, sent] of copies)
       for (const outcome of send(context, destination, sent)) if (!outcome.ok) throw outcome.error;
     const published = outcomes.filter((outcome) => outcome.ok).length;

@@ -76,6 +76,10 @@ export function toEngineMessage(message: AmqpMessage, now: number, deduplicate: 
     messageId,
     deduplicationId: deduplicate ? messageId : undefined,
     contentType: message.content_type,
+    // Read by subscription filters (`sys.label`, a correlation filter's `To`); stored in `properties`.
+    subject: textOrUndefined(message.subject),
+    to: textOrUndefined(message.to),
+    replyTo: textOrUndefined(message.reply_to),
     // Service Bus counts a scheduled message's time to live from when it is enqueued, its scheduled time.
     timeToLiveMs:
       typeof message.ttl === "number" && message.ttl > 0 ? message.ttl + (delayMs ?? 0) : undefined,
@@ -188,4 +192,9 @@ export function encodeMessage(message: AmqpMessage): Buffer {
 function idText(id: unknown): string {
   if (Buffer.isBuffer(id) && id.length === 16) return id.toString("hex");
   return attributeText(id);
+}
+
+/** A text property as the filters read it, or `undefined` where it is absent. */
+function textOrUndefined(value: unknown): string | undefined {
+  return value === undefined || value === null ? undefined : attributeText(value);
 }

@@ -551,7 +551,7 @@ export class ServiceBusServer {
       .run(() => {
         const outcomes =
           topic !== undefined
-            ? engine.topics.publish(topic, messages, MAX_MESSAGE_BYTES)
+            ? engine.topics.publish(topic, messages, MAX_MESSAGE_BYTES, { whole: true })
             : sendToQueue(engine, queue!.name, messages);
         const failed = outcomes.find((outcome) => !outcome.ok);
         if (failed !== undefined && !failed.ok) throw failed.error;

@@ -59,7 +59,14 @@ describe("queue-runtime serve --servicebus", () => {
           // A comment, as the official sample has.
           { "Name": "queue.1", "Properties": { "LockDuration": "PT1M", "MaxDeliveryCount": 3, "RequiresSession": false } }
         ],
-        "Topics": [{ "Name": "topic.1" }]
+        "Topics": [
+          {
+            "Name": "topic.1",
+            "Subscriptions": [
+              { "Name": "eu", "Rules": [{ "Name": "eu", "Properties": { "FilterType": "Sql", "SqlFilter": { "SqlExpression": "region = 'eu'" } } }] }
+            ]
+          }
+        ]
       }
     ]
   },
@@ -80,9 +87,17 @@ describe("queue-runtime serve --servicebus", () => {
     const { connectionString, sqs } = await running.started;
     expect(sqs).toBeUndefined();
     expect(running.output()).toContain("1 queues from");
-    expect(running.output()).toContain("topics are not served yet; left out: topic.1");
+    expect(running.output()).toContain("1 topics (1 created, 1 subscriptions created)");
     const client = new ServiceBusClient(connectionString, QUICK);
     await client.createSender("queue.1").sendMessages({ body: "configured" });
+    await client.createSender("topic.1").sendMessages([
+      { body: "eu order", applicationProperties: { region: "eu" } },
+      { body: "us order", applicationProperties: { region: "us" } },
+    ]);
+    const received = await client
+      .createReceiver("topic.1", "eu")
+      .receiveMessages(2, { maxWaitTimeInMs: 2_000 });
+    expect(received.map((message) => message.body)).toEqual(["eu order"]);
     await expect(client.createSender("unlisted").sendMessages({ body: "x" })).rejects.toMatchObject({
       code: "MessagingEntityNotFound",
     });

@@ -1,4 +1,4 @@
-import type { ServiceBusReceivedMessage } from "@azure/service-bus";
+import type { ServiceBusClient, ServiceBusReceivedMessage } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
 import type { SubscriptionOptions } from "../../../src/core/topics.js";
 import { parseEmulatorConfig } from "../../../src/server/servicebus/emulator-config.js";
@@ -19,6 +19,14 @@ function bodies(messages: readonly ServiceBusReceivedMessage[]): unknown[] {
   return messages.map((message) => message.body);
 }
 
+/** The bodies of what subscription `name` of `orders` holds, received and deleted. */
+async function takeAll(client: ServiceBusClient, name: string): Promise<unknown[]> {
+  const receiver = client.createReceiver("orders", name, { receiveMode: "receiveAndDelete" });
+  const got = await receiver.receiveMessages(10, { maxWaitTimeInMs: 300 });
+  await receiver.close();
+  return bodies(got);
+}
+
 describe("the Service Bus endpoint under the official SDK: topics and subscriptions", () => {
   it("publishes what a sender on a topic sends: each subscription whose rules match gets a copy", async () => {
     const { client, engine, errors } = await withTopic({
@@ -32,18 +40,37 @@ describe("the Service Bus endpoint under the official SDK: topics and subscripti
       { body: "two", applicationProperties: { region: "us" }, contentType: "application/json" },
     ]);
     await sender.sendMessages({ body: "three" });
-    const receive = async (subscription: string) => {
-      const receiver = client.createReceiver("orders", subscription, { receiveMode: "receiveAndDelete" });
-      const got = await receiver.receiveMessages(10, { maxWaitTimeInMs: 300 });
-      await receiver.close();
-      return bodies(got);
-    };
+    const receive = (subscription: string) => takeAll(client, subscription);
     expect(await receive("billing")).toEqual(["one", "two", "three"]);
     expect(await receive("eu")).toEqual(["one"]);
     expect(await receive("audit")).toEqual(["two"]);
     expect(engine.topics.get("orders")?.published).toBe(3);
     // No queue was made of the topic's name.
     expect(engine.getQueueRecord("orders")).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
+
+  it("filters on a message's subject (label), to and replyTo, and refuses a batch whole when one message is refused", async () => {
+    const { client, engine, errors } = await withTopic({
+      labelled: { rules: [{ name: "label", filter: { sql: "sys.label = 'order.created'" } }] },
+      addressed: { rules: [{ name: "to", filter: { correlation: { to: "warehouse", replyTo: "desk" } } }] },
+      ordered: { requiresSession: true },
+    });
+    const sender = client.createSender("orders");
+    await sender.sendMessages([
+      { body: "created", subject: "order.created", sessionId: "s" },
+      { body: "shipped", subject: "order.shipped", to: "warehouse", replyTo: "desk", sessionId: "s" },
+    ]);
+    const receive = (subscription: string) => takeAll(client, subscription);
+    expect(await receive("labelled")).toEqual(["created"]);
+    expect(await receive("addressed")).toEqual(["shipped"]);
+    // The session subscription matches every message: one without a session id refuses the batch.
+    const refused = await sender
+      .sendMessages([{ body: "kept out", subject: "order.created", sessionId: "s" }, { body: "no session" }])
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect(await receive("labelled")).toEqual([]);
+    expect(engine.topics.get("orders")?.published).toBe(2);
     expect(errors).toEqual([]);
   });
 
@@ -215,12 +242,7 @@ describe("the Topics of an emulator Config.json", () => {
       { body: "eu text", contentType: "text/plain", applicationProperties: { region: "eu", amount: 500 } },
       { body: "us text", contentType: "text/plain", applicationProperties: { region: "us" } },
     ]);
-    const receive = async (subscription: string) => {
-      const receiver = client.createReceiver("orders", subscription, { receiveMode: "receiveAndDelete" });
-      const got = await receiver.receiveMessages(10, { maxWaitTimeInMs: 300 });
-      await receiver.close();
-      return bodies(got);
-    };
+    const receive = (subscription: string) => takeAll(client, subscription);
     expect(await receive("big")).toEqual(["large json"]);
     expect(await receive("eu")).toEqual(["eu text"]);
     expect(await receive("all")).toEqual(["large json", "small json", "eu text", "us text"]);

@@ -22,3 +22,15 @@ export function fullCapabilities(maxMessageBytes: number, maxBatchSize: number):
     filters: [],
   });
 }
+
+/**
+ * The whole model with topics, every kind of subscription filter evaluated by the provider with
+ * the shared filters (the engine, postgres).
+ */
+export function fullCapabilitiesWithTopics(maxMessageBytes: number, maxBatchSize: number): Capabilities {
+  return Object.freeze({
+    ...fullCapabilities(maxMessageBytes, maxBatchSize),
+    topics: true,
+    filters: Object.freeze(["correlation", "sql", "policy"] as const),
+  });
+}

@@ -2,8 +2,8 @@ import { QueueClientFactory } from "../../src/core/factory.js";
 import { JournalStore } from "../../src/engine/journal/journal-store.js";
 import { QueueEngine } from "../../src/engine/queue-engine.js";
 import { EngineProvider } from "../../src/providers/engine/engine-provider.js";
-import { engineCapabilities } from "../../src/providers/engine/engine-topic-provider.js";
 import { acquireEngine } from "../../src/providers/engine/shared-engines.js";
+import { fullCapabilitiesWithTopics } from "../../src/rules/full-capabilities.js";
 import { MAX_BATCH_SIZE, maxMessageBytesOf } from "../../src/rules/limits.js";
 import type { EngineProviderOptions } from "../../src/rules/queue-defaults.js";
 
@@ -31,7 +31,7 @@ export function registerJournalProvider(): void {
       return new EngineProvider(
         engine,
         "sqlite",
-        engineCapabilities(maxMessageBytesOf(journal), MAX_BATCH_SIZE),
+        fullCapabilitiesWithTopics(maxMessageBytesOf(journal), MAX_BATCH_SIZE),
         () => {
           openStores.delete(journal.path);
           return release();

@@ -1,4 +1,3 @@
-import type { Capabilities } from "../../core/capabilities.js";
 import type { BatchEntryResult } from "../../core/errors.js";
 import type { OperationContext, OutgoingMessage, TopicProvider } from "../../core/provider.js";
 import type {
@@ -12,17 +11,7 @@ import type {
 } from "../../core/topics.js";
 import { subscriptionPath } from "../../core/topics.js";
 import type { QueueEngine, RunWrite } from "../../engine/queue-engine.js";
-import { fullCapabilities } from "../../rules/full-capabilities.js";
 import { subscriptionInfo, topicInfo } from "../../rules/topic-records.js";
-
-/** The capabilities of a provider on the engine: the whole model, topics with every kind of filter. */
-export function engineCapabilities(maxMessageBytes: number, maxBatchSize: number): Capabilities {
-  return Object.freeze({
-    ...fullCapabilities(maxMessageBytes, maxBatchSize),
-    topics: true,
-    filters: Object.freeze(["correlation", "sql", "policy"] as const),
-  });
-}
 
 /** Topics straight on the engine: one store transaction per call, publishes committed with the sends. */
 export class EngineTopicProvider implements TopicProvider {

@@ -1,9 +1,9 @@
 import type { ProviderConfig } from "../../core/config.js";
 import { MemoryStore } from "../../engine/memory/memory-store.js";
 import { QueueEngine } from "../../engine/queue-engine.js";
+import { fullCapabilitiesWithTopics } from "../../rules/full-capabilities.js";
 import { MAX_BATCH_SIZE, maxMessageBytesOf } from "../../rules/limits.js";
 import { EngineProvider } from "../engine/engine-provider.js";
-import { engineCapabilities } from "../engine/engine-topic-provider.js";
 import { acquireEngine } from "../engine/shared-engines.js";
 import type { MemoryProviderConfig } from "./config.js";
 
@@ -13,7 +13,7 @@ export async function createMemoryProvider(
   options: { createQueues: boolean },
 ): Promise<EngineProvider> {
   const memory = config as MemoryProviderConfig;
-  const capabilities = engineCapabilities(maxMessageBytesOf(memory), MAX_BATCH_SIZE);
+  const capabilities = fullCapabilitiesWithTopics(maxMessageBytesOf(memory), MAX_BATCH_SIZE);
   const create = () => new QueueEngine(new MemoryStore(), { ...memory, createQueues: options.createQueues });
   if (memory.name === undefined) {
     const engine = create();

@@ -14,11 +14,11 @@ import type {
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { validateDuration } from "../../core/validation.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
+import { fullCapabilitiesWithTopics } from "../../rules/full-capabilities.js";
 import { maxMessageBytesOf } from "../../rules/limits.js";
 import { type QueueDefaults, resolveQueueDefaults } from "../../rules/queue-defaults.js";
 import type { PostgresProviderConfig } from "./config.js";
 import { DatabaseClock } from "./database-clock.js";
-import { postgresCapabilities } from "./postgres-capabilities.js";
 import { PostgresMessages } from "./postgres-messages.js";
 import { type PostgresQueue, PostgresQueues } from "./postgres-queues.js";
 import { channelOf, checkSchemaName, migrate } from "./postgres-schema.js";
@@ -107,7 +107,7 @@ export class PostgresProvider implements QueueProvider {
     }
     this.#createQueues = options.createQueues;
     // The engine's semantics, in SQL: what the engine-backed providers can do, this one can.
-    this.capabilities = postgresCapabilities(maxMessageBytesOf(config), MAX_BATCH_SIZE);
+    this.capabilities = fullCapabilitiesWithTopics(maxMessageBytesOf(config), MAX_BATCH_SIZE);
     const defaults = resolveQueueDefaults(config);
     const queues = new PostgresQueues(this.#pool, this.#schema, this.#clock, defaults, () => this.#open());
     this.admin = queues;

@@ -4,10 +4,10 @@ import type { ProviderConfig } from "../../core/config.js";
 import { QueueError } from "../../core/errors.js";
 import { QueueEngine } from "../../engine/queue-engine.js";
 import { SqliteStore } from "../../engine/sqlite/sqlite-store.js";
+import { fullCapabilitiesWithTopics } from "../../rules/full-capabilities.js";
 import { MAX_BATCH_SIZE, maxMessageBytesOf } from "../../rules/limits.js";
 import { resolveQueueDefaults } from "../../rules/queue-defaults.js";
 import { EngineProvider } from "../engine/engine-provider.js";
-import { engineCapabilities } from "../engine/engine-topic-provider.js";
 import { acquireEngine } from "../engine/shared-engines.js";
 import type { SqliteProviderConfig } from "./config.js";
 
@@ -37,7 +37,7 @@ export async function createSqliteProvider(
     );
   if (sqlite.synchronous !== undefined && sqlite.synchronous !== "NORMAL" && sqlite.synchronous !== "FULL")
     throw new QueueError("Configuration", "synchronous must be NORMAL or FULL");
-  const capabilities = engineCapabilities(maxMessageBytesOf(sqlite), MAX_BATCH_SIZE);
+  const capabilities = fullCapabilitiesWithTopics(maxMessageBytesOf(sqlite), MAX_BATCH_SIZE);
   // Checked before the file is opened: a refused config leaves no file behind.
   resolveQueueDefaults(sqlite);
   const create = () =>

@@ -1,4 +1,4 @@
-// The README's Quickstart, Sessions and Topics blocks, run as written (their `queue-runtime` imports
+// The README's Quickstart and Sessions blocks and docs/topics.md's example, run as written (their `queue-runtime` imports
 // pointed at the sources) in a directory of their own, and type-checked.
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -13,6 +13,7 @@ const directory = mkdtempSync(join(tmpdir(), "queue-runtime-readme-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 const readme = readText("README.md");
+const topicsDoc = readText("docs/topics.md");
 
 describe("README examples", () => {
   it("the Quickstart runs as written: the message is handled and completed, and SIGTERM stops it cleanly", async () => {
@@ -45,7 +46,7 @@ describe("README examples", () => {
   }, 60_000);
 
   it("the Topics example runs as written: the subscription without rules gets both orders, the filtered one the matching one", async () => {
-    const file = writeExample(directory, "topics", markedBlock(readme, "topics"));
+    const file = writeExample(directory, "topics", markedBlock(topicsDoc, "topics"));
     for (let run = 0; run < 2; run++) {
       const ran = await runTypeScript(file, directory);
       expect(ran.stderr).toBe("");
@@ -66,7 +67,7 @@ describe("README examples", () => {
       const files = [
         writeExample(checked, "quickstart", markedBlock(readme, "quickstart")),
         writeExample(checked, "sessions", markedBlock(readme, "sessions")),
-        writeExample(checked, "topics", markedBlock(readme, "topics")),
+        writeExample(checked, "topics", markedBlock(topicsDoc, "topics")),
       ];
       writeFileSync(
         join(checked, "tsconfig.json"),

@@ -57,7 +57,12 @@ export function checkAgainstModel(
     );
     test(
       "queues and sessions agree with the model (random seed)",
-      () => assertAgainstModel(makeClient, { ...options, numRuns, seed: randomBytes(4).readInt32LE() }),
+      () => {
+        const seed = randomBytes(4).readInt32LE();
+        // Printed first: a run that hangs ends in vitest's timeout, which fast-check never reports.
+        console.log(`reference model: ${name}: random seed ${seed}`);
+        return assertAgainstModel(makeClient, { ...options, numRuns, seed });
+      },
       timeoutMs,
     );
   });
@@ -153,6 +158,9 @@ function newNamespace(): string {
   return `m${randomBytes(4).toString("hex")}`;
 }
 
+/** MODEL_TRACE=1 prints each step before it runs: how a run that hangs shows where. */
+const tracing = process.env.MODEL_TRACE === "1";
+
 /** A command followed by the comparison of every queue's state. */
 class Compared implements WorldCommand {
   constructor(readonly command: WorldCommand) {}
@@ -162,6 +170,7 @@ class Compared implements WorldCommand {
   }
   /** Runs the command, then compares the queues. */
   async run(model: World, world: World): Promise<void> {
+    if (tracing) console.log(`model step: ${this.command}`);
     await this.command.run(model, world);
     await world.compareState();
   }

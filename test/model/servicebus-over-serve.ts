@@ -15,7 +15,8 @@ import { serversPerRun } from "./run-servers.js";
  * expired messages unless told otherwise; dead letters go to each queue's own sub-queue, which a
  * redrive receives from and sends on; queues have no default delay; an abandon with a delay keeps
  * the message locked until the delay ends; a plain receive of a session queue borrows one
- * session; a purge receives what is ready; a peek leaves out messages whose time to live ended.
+ * session; a purge receives what is ready; a peek leaves out messages whose time to live ended;
+ * a scheduled message's time to live runs from its scheduled time.
  */
 export const SERVICE_BUS_SEMANTICS: ModelOptions = {
   sessionLockDurationMs: "queue",
@@ -27,6 +28,7 @@ export const SERVICE_BUS_SEMANTICS: ModelOptions = {
   fifoReceive: "session",
   purge: "ready",
   peekHeldExpired: false,
+  timeToLiveFrom: "visible",
 };
 
 /** A run's AMQP endpoint and management API over one engine. */

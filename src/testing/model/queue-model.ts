@@ -147,6 +147,11 @@ export interface ModelOptions {
    * postgres provider).
    */
   deadLetterQueueDeletion?: "allowed" | "refused";
+  /**
+   * From when a delayed message's time to live runs: its send (`"send"`, the default), or the end
+   * of its delay (`"visible"`: Service Bus enqueues a scheduled message at its scheduled time).
+   */
+  timeToLiveFrom?: "send" | "visible";
   /** Delays (of a send or an abandon) count in whole units of this many ms, a part rounded up (SQS: 1 000). */
   delayUnitMs?: number;
   /**
@@ -384,6 +389,7 @@ export class QueueModel {
     const ownDelay = settings.fifo && this.#options.fifoMessageDelays === false ? undefined : message.delayMs;
     const delayMs = this.#delay(ownDelay ?? settings.defaultDelayMs);
     const timeToLiveMs = message.timeToLiveMs ?? settings.defaultTimeToLiveMs;
+    const livesFrom = this.#options.timeToLiveFrom === "visible" ? this.#now + delayMs : this.#now;
     queue.messages.push({
       body: message.body,
       sessionId: message.sessionId,
@@ -393,7 +399,7 @@ export class QueueModel {
       latest: null,
       abandonAt: null,
       deliveryCount: 0,
-      expiresAt: timeToLiveMs === null ? null : this.#now + timeToLiveMs,
+      expiresAt: timeToLiveMs === null ? null : livesFrom + timeToLiveMs,
       deadLetter,
     });
     if (dedupId !== undefined)

@@ -3,6 +3,7 @@ import type { Channel, ConsumeMessage } from "amqplib";
 import { QueueError } from "../../core/errors.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
 import type { RabbitConnection } from "./connection.js";
+import { isTopicRecord, type TopicCatalogRecord, TopicFold } from "./topic-catalog.js";
 
 /** What the catalog knows of one queue: its settings and the broker queues made for it since. */
 export interface CatalogEntry {
@@ -23,7 +24,8 @@ type CatalogRecord =
   | { readonly kind: "delete"; readonly name: string }
   | { readonly kind: "session"; readonly queue: string; readonly sessionId: string; readonly sent?: boolean }
   | { readonly kind: "holding"; readonly queue: string; readonly brokerQueue: string }
-  | { readonly kind: "sync"; readonly token: string };
+  | { readonly kind: "sync"; readonly token: string }
+  | TopicCatalogRecord;
 
 /** How many records the catalog's reader takes before it acknowledges (a stream needs a prefetch). */
 const CATALOG_PREFETCH = 1_000;
@@ -32,7 +34,7 @@ const CATALOG_PREFETCH = 1_000;
  * The queues of one prefix and their settings, readable by every process: AMQP 0.9.1 can neither
  * list queues nor read a queue's arguments without the management plugin, so the provider keeps
  * its own catalog on the broker, as a stream (`x-queue-type: stream`) of create, delete, session
- * and holding-queue records. Every client reads the stream from its first record with one
+ * and holding-queue records (and the topics' records, see {@link TopicFold}). Every client reads the stream from its first record with one
  * long-lived consumer and folds it into a map. A stream keeps one order for every reader, so all
  * clients agree on which of two concurrent creates of one name came first. To read consistently a
  * client publishes a unique sync record and waits until its reader has seen it: everything
@@ -42,6 +44,8 @@ export class Catalog {
   readonly #connection: RabbitConnection;
   readonly #stream: string;
   #entries = new Map<string, CatalogEntry>();
+  /** The topics, their subscriptions and rules, folded from the same stream. */
+  readonly topics = new TopicFold();
   readonly #syncs = new Map<string, { resolve: () => void; reject: (error: unknown) => void }>();
   #reader: Promise<Channel> | undefined;
 
@@ -100,6 +104,11 @@ export class Catalog {
     await this.#append({ kind: "holding", queue, brokerQueue });
   }
 
+  /** Publishes a record of topics (folded into {@link topics}); resolves once the broker has it. */
+  async appendTopic(record: TopicCatalogRecord): Promise<void> {
+    await this.#append(record);
+  }
+
   /** Reads the stream up to a record published now. */
   async sync(): Promise<void> {
     await this.#start();
@@ -130,6 +139,7 @@ export class Catalog {
         await channel.assertQueue(this.#stream, { durable: true, arguments: { "x-queue-type": "stream" } });
         await channel.prefetch(CATALOG_PREFETCH);
         this.#entries = new Map();
+        this.topics.clear();
         await channel.consume(this.#stream, (message) => this.#read(channel, message), {
           noAck: false,
           arguments: { "x-stream-offset": "first" },
@@ -163,6 +173,10 @@ export class Catalog {
   }
 
   #fold(record: CatalogRecord): void {
+    if (isTopicRecord(record)) {
+      this.topics.fold(record);
+      return;
+    }
     switch (record.kind) {
       case "create":
         if (!this.#entries.has(record.record.name))

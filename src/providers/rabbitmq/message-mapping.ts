@@ -1,7 +1,9 @@
 import type { Message, Options } from "amqplib";
 import type { MessageFields } from "../../core/message.js";
 import type { OutgoingMessage } from "../../core/provider.js";
+import { parseSubscriptionPath } from "../../core/topics.js";
 import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../rules/dead-letters.js";
+import type { QueueRecord } from "../../rules/queue-records.js";
 import type { BrokerNames } from "./names.js";
 
 /** The headers queue-runtime keeps its own fields in (AMQP properties carry the rest). */
@@ -114,6 +116,17 @@ export function deliveriesBefore(message: Message, brokerQueue: string): number 
 export function expiresAtOf(message: Message): number | undefined {
   const expires = message.properties.headers?.[HEADERS.expires];
   return typeof expires === "number" ? expires : undefined;
+}
+
+/**
+ * When a copy in subscription `queue` ends by the subscription's own default time to live, for a
+ * message published with none: the broker makes a topic's copies from one publish, so a
+ * subscription's default is applied as its copies are received.
+ */
+export function subscriptionExpiry(queue: string, record: QueueRecord, message: Message): number | undefined {
+  if (record.defaultTimeToLiveMs === null || parseSubscriptionPath(queue) === undefined) return undefined;
+  const enqueued = message.properties.headers?.[HEADERS.enqueued];
+  return typeof enqueued === "number" ? enqueued + record.defaultTimeToLiveMs : undefined;
 }
 
 /** The broker's reasons for dead-lettering (`x-death`) as queue-runtime names them. */

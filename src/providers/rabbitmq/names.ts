@@ -46,6 +46,20 @@ export class BrokerNames {
     return `${target}~delay~${delayMs}`;
   }
 
+  /** The headers exchange a topic is published to; its bindings are its subscriptions' rules. */
+  topic(topic: string): string {
+    return `${this.prefix}${topic}~topic`;
+  }
+
+  /**
+   * The headers exchange of the subscription whose path is `path`: the topic's exchange routes to
+   * it once per message whatever number of its rules match, and it routes to the queue (or the
+   * session's queue) that takes the subscription's copies.
+   */
+  subscription(path: string): string {
+    return `${this.prefix}${path}~subscription`;
+  }
+
   /** The queue-runtime queue a broker queue belongs to (dead-lettered messages name the broker's). */
   owner(brokerQueue: string): string {
     const unprefixed = brokerQueue.startsWith(this.prefix)

@@ -10,6 +10,7 @@ import {
   queueInfo,
   queueRecord,
 } from "../../rules/queue-records.js";
+import { belongsToTopic } from "../../rules/topic-records.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
 import { isNotFound, type RabbitConnection } from "./connection.js";
 import { declareQueue } from "./declarations.js";
@@ -78,6 +79,16 @@ export class RabbitMqAdmin implements QueueAdmin {
   }
 
   async createQueue(name: string, options: QueueOptions = {}): Promise<QueueInfo> {
+    if (belongsToTopic(name))
+      throw new QueueError(
+        "Validation",
+        `${name} names a subscription of a topic (or its dead letters): createSubscription makes it`,
+      );
+    return this.makeQueue(name, options);
+  }
+
+  /** Makes a queue, a subscription's among them (its path, its dead-letter queue). */
+  async makeQueue(name: string, options: QueueOptions = {}): Promise<QueueInfo> {
     if (options.deduplicationWindowMs !== undefined && options.deduplicationWindowMs > 0)
       throw new QueueError("Unsupported", "RabbitMQ has no deduplication: deduplicationWindowMs must be 0");
     const { catalog, names, clock, defaults } = this.#deps;
@@ -107,6 +118,17 @@ export class RabbitMqAdmin implements QueueAdmin {
 
   async deleteQueue(name: string): Promise<void> {
     const entry = await this.#entry(name);
+    if (belongsToTopic(name))
+      throw new QueueError(
+        "Validation",
+        `${name} belongs to a subscription of a topic: deleteSubscription removes it`,
+      );
+    await this.removeQueue(entry);
+  }
+
+  /** Deletes a queue (a subscription's among them) with every broker queue made for it. */
+  async removeQueue(entry: CatalogEntry): Promise<void> {
+    const name = entry.record.name;
     // The broker dead-letters by itself into the queue a source names, and drops what it cannot
     // route: a dead-letter queue in use stays until its sources are gone.
     const sources = (await this.#deps.catalog.all()).filter(
@@ -130,7 +152,10 @@ export class RabbitMqAdmin implements QueueAdmin {
 
   async listQueues(prefix?: string): Promise<string[]> {
     const names = (await this.#deps.catalog.all()).map((entry) => entry.record.name);
-    return names.filter((name) => prefix === undefined || name.startsWith(prefix)).sort();
+    // A subscription's queues are listed by listSubscriptions, as on every provider.
+    return names
+      .filter((name) => !belongsToTopic(name) && (prefix === undefined || name.startsWith(prefix)))
+      .sort();
   }
 
   async getQueue(name: string): Promise<QueueInfo | null> {

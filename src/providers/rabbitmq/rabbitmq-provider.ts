@@ -20,6 +20,7 @@ import { maxMessageBytesOf } from "../../rules/limits.js";
 import { newMessageId } from "../../rules/message-ids.js";
 import { type QueueDefaults, resolveQueueDefaults } from "../../rules/queue-defaults.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
+import { resultsOrFailure } from "./batch-results.js";
 import { Catalog, type CatalogEntry } from "./catalog.js";
 import type { RabbitMqProviderConfig } from "./config.js";
 import { isNotFound, type Publisher, RabbitConnection, replyCode, Unroutable } from "./connection.js";
@@ -34,20 +35,21 @@ import {
   messageFields,
   newMessageParts,
   receivedAttributes,
+  subscriptionExpiry,
 } from "./message-mapping.js";
 import { BrokerNames } from "./names.js";
 import { RabbitMqAdmin } from "./rabbitmq-admin.js";
+import { RabbitMqTopics } from "./rabbitmq-topics.js";
 import { Receiver } from "./receiver.js";
 import { RemoteSettle, type SettleRequest } from "./remote-settle.js";
 import { awaitReady, type Returned } from "./returns.js";
+import { RABBITMQ_FILTERS } from "./routing-headers.js";
 import { RabbitSession, SESSION_POLL_MS, type SessionDeps, type SessionHandOut } from "./sessions.js";
 import { SettleBarriers } from "./settle-barrier.js";
+import { TopicPublishing } from "./topic-publishing.js";
 
 /** The longest delay: a holding queue's `x-message-ttl` is a 32-bit count of milliseconds. */
 export const RABBITMQ_MAX_DELAY_MS = 2_147_483_647;
-
-/** The refusals that concern one message of a batch, not the call. */
-const PER_MESSAGE: ReadonlySet<string> = new Set(["Validation", "MessageTooLarge", "Unsupported"]);
 
 /** The default basic.qos of each queue's consumer. */
 export const DEFAULT_PREFETCH = 100;
@@ -70,8 +72,9 @@ export function rabbitMqCapabilities(maxMessageBytes: number): Capabilities {
     redrive: true,
     lockedCount: false,
     peek: false,
-    topics: false,
-    filters: [],
+    // A topic is a headers exchange: the broker evaluates correlation filters, as bindings.
+    topics: true,
+    filters: RABBITMQ_FILTERS,
   });
 }
 
@@ -124,6 +127,7 @@ export class RabbitMqProvider implements QueueProvider {
   readonly providerType = "rabbitmq";
   readonly capabilities: Capabilities;
   readonly admin: QueueAdmin;
+  readonly topics: RabbitMqTopics;
   readonly #admin: RabbitMqAdmin;
   readonly #connection: RabbitConnection;
   readonly #names: BrokerNames;
@@ -197,6 +201,24 @@ export class RabbitMqProvider implements QueueProvider {
       lockSession: (entry, sessionId) => this.#lock(entry, sessionId, false),
     });
     this.admin = this.#admin;
+    const publishing = new TopicPublishing({
+      connection: this.#connection,
+      catalog: this.#catalog,
+      names: this.#names,
+      clock: this.#clock,
+      createQueues: this.#createQueues,
+      createTopic: (name) => this.topics.createTopic(name),
+      sessionQueue: (entry, sessionId) => this.#target(entry, sessionId),
+    });
+    this.topics = new RabbitMqTopics({
+      connection: this.#connection,
+      catalog: this.#catalog,
+      names: this.#names,
+      clock: this.#clock,
+      admin: this.#admin,
+      maxMessageBytes: this.capabilities.maxMessageBytes,
+      publishing,
+    });
   }
 
   async sendMessages(
@@ -212,17 +234,9 @@ export class RabbitMqProvider implements QueueProvider {
       for (const message of messages)
         if (message.sessionId !== undefined)
           await this.#target(entry, message.sessionId).catch(() => undefined);
-    const results = await Promise.all(messages.map((message) => this.#sendOne(entry, message, publisher)));
-    // A whole-call failure (no queue, no broker) rejects; refusals of single messages are results.
-    const first = results[0];
-    if (
-      first !== undefined &&
-      !first.ok &&
-      !PER_MESSAGE.has(first.error.code) &&
-      results.every((result) => !result.ok)
-    )
-      throw first.error;
-    return results;
+    return resultsOrFailure(
+      await Promise.all(messages.map((message) => this.#sendOne(entry, message, publisher))),
+    );
   }
 
   async #sendOne(
@@ -422,7 +436,9 @@ export class RabbitMqProvider implements QueueProvider {
     const attributes = receivedAttributes(message, this.#names);
     // A dead letter is kept whatever its time to live was.
     const expiresAt =
-      attributes[DEAD_LETTER_ATTRIBUTES.reason] === undefined ? expiresAtOf(message) : undefined;
+      attributes[DEAD_LETTER_ATTRIBUTES.reason] === undefined
+        ? (expiresAtOf(message) ?? subscriptionExpiry(queue, record, message))
+        : undefined;
     const expired = expiresAt !== undefined && expiresAt <= now;
     const overLimit =
       record.maxDeliveryCount !== null &&

@@ -13,13 +13,15 @@ export function uniquePrefix(file: string): string {
   return `qrt-${file}-${randomBytes(4).toString("hex")}.`;
 }
 
-/** Deletes every queue of `prefix` and its catalog stream. */
+/** Deletes every topic (with its subscriptions) and queue of `prefix`, and its catalog stream. */
 export async function cleanPrefix(prefix: string, url = RABBITMQ_URL): Promise<void> {
   const client = await createClient({
     provider: { type: "rabbitmq", url, queuePrefix: prefix },
     createQueues: false,
   });
   try {
+    for (const topic of await client.admin.listTopics())
+      await client.admin.deleteTopic(topic).catch(() => undefined);
     // A dead-letter queue goes once its sources are gone: passes until nothing is left or nothing moves.
     for (
       let left = await client.admin.listQueues(), before = Infinity;

@@ -1,0 +1,217 @@
+import type { Options } from "amqplib";
+import type { Clock } from "../../core/clock.js";
+import { type BatchEntryResult, QueueError } from "../../core/errors.js";
+import type { OutgoingMessage } from "../../core/provider.js";
+import { subscriptionPath } from "../../core/topics.js";
+import { type CompiledFilter, compileFilter, filterableOf } from "../../rules/filters/index.js";
+import { newMessageId } from "../../rules/message-ids.js";
+import type { SubscriptionRecord } from "../../rules/topic-records.js";
+import { resultsOrFailure } from "./batch-results.js";
+import type { Catalog, CatalogEntry } from "./catalog.js";
+import type { RabbitConnection } from "./connection.js";
+import { ExchangePublisher } from "./exchange-publisher.js";
+import { newMessageParts } from "./message-mapping.js";
+import type { BrokerNames } from "./names.js";
+import { routingHeaders } from "./routing-headers.js";
+import type { TopicEntry } from "./topic-catalog.js";
+import { bindDestination } from "./topic-declarations.js";
+
+/** A message ready to publish to a topic's exchange. */
+interface Prepared {
+  readonly messageId: string;
+  readonly content: Buffer;
+  readonly options: Options.Publish;
+}
+
+/** What publishing needs of its provider. */
+export interface PublishingDeps {
+  readonly connection: RabbitConnection;
+  readonly catalog: Catalog;
+  readonly names: BrokerNames;
+  readonly clock: Clock;
+  readonly createQueues: boolean;
+  /** Makes a topic with default options (one made meanwhile by another is fine). */
+  createTopic(name: string): Promise<unknown>;
+  /** The broker queue of one session of `entry`, declared and noted in the catalog as sent to. */
+  sessionQueue(entry: CatalogEntry, sessionId: string): Promise<string>;
+}
+
+/**
+ * Publishes to topics: one confirmed publish per message to the topic's exchange, carrying the
+ * headers its bindings match, so the broker makes the copies. Before it, the client checks each
+ * message against the subscriptions as it last read them, with the shared filters: a message a
+ * matching subscription cannot take (no session id for a session subscription, a forwarding
+ * queue gone) is refused with no copy anywhere, and a session's queue is made and bound to each
+ * matching FIFO destination before the session's first message goes.
+ */
+export class TopicPublishing {
+  readonly #deps: PublishingDeps;
+  readonly #publisher: ExchangePublisher;
+  /** Compiled rules of each subscription record (a record is replaced when its rules change). */
+  readonly #filters = new WeakMap<SubscriptionRecord, CompiledFilter[]>();
+  /** Session queues bound to their subscription's exchange by this client, by subscription path and session. */
+  readonly #bound = new Map<string, Promise<void>>();
+
+  constructor(deps: PublishingDeps) {
+    this.#deps = deps;
+    this.#publisher = new ExchangePublisher(deps.connection);
+    deps.connection.onLost(() => this.#bound.clear());
+  }
+
+  /** Forgets the session bindings made for a subscription (it was deleted). */
+  forget(path: string): void {
+    for (const key of this.#bound.keys()) if (key.startsWith(`${path}\n`)) this.#bound.delete(key);
+  }
+
+  /**
+   * Publishes `messages` to `topic`: one result per message; rejects only when the topic is missing
+   * or the broker fails every one. Messages are prepared in order (so sessions are noted in the
+   * order their first messages come, the order accept-next offers them in), then published together.
+   */
+  async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<BatchEntryResult[]> {
+    const entry = await this.#topic(topic);
+    const prepared: (Prepared | QueueError)[] = [];
+    for (const message of messages)
+      prepared.push(
+        await this.#prepare(entry, message).catch((error: unknown) => this.#failure(entry, error)),
+      );
+    const results = await Promise.all(
+      prepared.map(async (ready): Promise<BatchEntryResult> => {
+        if (ready instanceof QueueError) return { ok: false, error: ready };
+        try {
+          await this.#publisher.publish(this.#deps.names.topic(topic), topic, ready.content, ready.options);
+          return { ok: true, messageId: ready.messageId };
+        } catch (error) {
+          return { ok: false, error: this.#failure(entry, error) };
+        }
+      }),
+    );
+    const published = results.filter((result) => result.ok).length;
+    if (published > 0)
+      await this.#deps.catalog.appendTopic({ kind: "published", topic, id: entry.id, count: published });
+    return resultsOrFailure(results);
+  }
+
+  /**
+   * Checks a message against the subscriptions it matches (as last read), makes and binds the
+   * session queues it needs, and resolves its publish.
+   */
+  async #prepare(entry: TopicEntry, message: OutgoingMessage): Promise<Prepared> {
+    const { record } = entry;
+    if (message.body.byteLength > record.maxMessageBytes)
+      throw new QueueError(
+        "Validation",
+        `the message is ${message.body.byteLength} bytes; topic ${record.name} takes up to ${record.maxMessageBytes}`,
+      );
+    if ((message.delayMs ?? 0) > 0)
+      throw new QueueError(
+        "Unsupported",
+        `a delayed publish to topic ${record.name}: the rabbitmq provider routes a topic's messages to its subscriptions when they are published`,
+      );
+    const messageId = message.messageId ?? newMessageId();
+    const filterable = filterableOf({ ...message, messageId });
+    const matching = [...entry.subscriptions.values()]
+      .map((subscription) => subscription.record)
+      .filter((subscription) => this.#compiled(subscription).some((filter) => filter.matches(filterable)));
+    const targets = await Promise.all(
+      matching.map(async (subscription) => ({
+        subscription,
+        destination: await this.#destination(subscription),
+      })),
+    );
+    // Every target is checked before any session queue is made: a refused message leaves nothing.
+    for (const { subscription, destination } of targets)
+      refuseWithoutSession(destination, subscription, message);
+    await Promise.all(
+      targets
+        .filter(({ destination }) => destination.record.fifo)
+        .map(({ subscription, destination }) =>
+          this.#bindSession(subscription, destination, message.sessionId as string),
+        ),
+    );
+    const timeToLiveMs = message.timeToLiveMs ?? record.defaultTimeToLiveMs;
+    // Copies expire when received (their qr-expires header), not by the broker: a subscription
+    // without a dead-letter queue on expiry must drop what another dead-letters.
+    const parts = newMessageParts(message, messageId, this.#deps.clock.now(), timeToLiveMs, false);
+    const headers = { ...parts.options.headers, ...routingHeaders(filterable) };
+    return { messageId, content: parts.content, options: { ...parts.options, headers } };
+  }
+
+  #failure(entry: TopicEntry, error: unknown): QueueError {
+    return this.#deps.connection.failure(error, `publish to topic ${entry.record.name}`);
+  }
+
+  /** The topic as last read (read again when not known); made where queues are made on demand, else `QueueNotFound`. */
+  async #topic(name: string): Promise<TopicEntry> {
+    const { catalog } = this.#deps;
+    let entry = catalog.topics.get(name);
+    if (entry === undefined) {
+      await catalog.sync();
+      entry = catalog.topics.get(name);
+    }
+    if (entry === undefined && this.#deps.createQueues) {
+      await this.#deps.createTopic(name).catch((error: unknown) => {
+        if (!QueueError.is(error, "QueueAlreadyExists")) throw error;
+      });
+      entry = catalog.topics.get(name);
+    }
+    if (entry === undefined) throw new QueueError("QueueNotFound", `topic ${name} does not exist`);
+    return entry;
+  }
+
+  #compiled(subscription: SubscriptionRecord): CompiledFilter[] {
+    let filters = this.#filters.get(subscription);
+    if (filters === undefined) {
+      filters = subscription.rules.map((rule) => compileFilter(rule.filter));
+      this.#filters.set(subscription, filters);
+    }
+    return filters;
+  }
+
+  /** The queue that takes a subscription's copies: its own, or the one it forwards to (`QueueNotFound` when gone). */
+  async #destination(subscription: SubscriptionRecord): Promise<CatalogEntry> {
+    const path = subscriptionPath(subscription.topic, subscription.name);
+    const name = subscription.forwardTo ?? path;
+    const entry = await this.#deps.catalog.known(name);
+    if (entry === undefined)
+      throw new QueueError("QueueNotFound", `queue ${name}, where ${path} delivers, does not exist`);
+    return entry;
+  }
+
+  /** Makes the queue of session `sessionId` of a FIFO destination and binds it to the subscription's exchange, once per client. */
+  #bindSession(
+    subscription: SubscriptionRecord,
+    destination: CatalogEntry,
+    sessionId: string,
+  ): Promise<void> {
+    const path = subscriptionPath(subscription.topic, subscription.name);
+    const key = `${path}\n${sessionId}`;
+    let bound = this.#bound.get(key);
+    if (bound === undefined) {
+      bound = (async () => {
+        const { connection, names } = this.#deps;
+        const queue = await this.#deps.sessionQueue(destination, sessionId);
+        await connection.withChannel((channel) =>
+          bindDestination(channel, names.subscription(path), queue, sessionId),
+        );
+      })();
+      bound.catch(() => this.#bound.delete(key));
+      this.#bound.set(key, bound);
+    }
+    return bound;
+  }
+}
+
+/** `Validation` naming the subscription when a message without a session id would go to a FIFO destination. */
+function refuseWithoutSession(
+  destination: CatalogEntry,
+  subscription: SubscriptionRecord,
+  message: OutgoingMessage,
+): void {
+  if (!destination.record.fifo || message.sessionId !== undefined) return;
+  const path = subscriptionPath(subscription.topic, subscription.name);
+  throw new QueueError(
+    "Validation",
+    `${subscription.forwardTo === null ? "subscription" : "the queue of subscription"} ${path} requires sessions: the message needs a sessionId`,
+  );
+}

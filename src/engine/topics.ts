@@ -13,6 +13,8 @@ import { type QueueRecord, queueRecord } from "../rules/queue-records.js";
 import {
   belongsToTopic,
   checkRule,
+  deliveryRefusal,
+  oversizedForTopic,
   type SubscriptionRecord,
   subscriptionRecord,
   type TopicRecord,
@@ -80,6 +82,28 @@ export function createTopic(
   });
 }
 
+/**
+ * Replaces a topic's settings (time to live, largest message, properties); its name, creation
+ * time and count of published messages are kept. `QueueNotFound` when there is no such topic.
+ */
+export function updateTopic(
+  context: EngineContext,
+  name: string,
+  settings: Pick<TopicRecord, "defaultTimeToLiveMs" | "maxMessageBytes" | "properties">,
+): TopicRecord {
+  return context.store.transaction(() => {
+    const existing = existingTopic(context, name);
+    const { properties, ...rest } = settings;
+    const updated: TopicRecord = {
+      ...existing,
+      ...rest,
+      ...(properties === undefined ? {} : { properties }),
+    };
+    context.store.putTopic(updated);
+    return updated;
+  });
+}
+
 /** Deletes a topic, its subscriptions and their messages. */
 export function deleteTopic(context: EngineContext, name: string): string[] {
   return context.store.transaction(() => {
@@ -120,6 +144,26 @@ export function createSubscription(
     storeNewQueue(context, queue);
     context.store.putSubscription(record);
     return { record, queue };
+  });
+}
+
+/**
+ * Changes where a subscription's copies go: `forwardTo` a queue that exists, or `null` for its
+ * own queue. `QueueNotFound` for a missing topic, subscription or queue.
+ */
+export function forwardSubscription(
+  context: EngineContext,
+  topic: string,
+  name: string,
+  forwardTo: string | null,
+): SubscriptionRecord {
+  return context.store.transaction(() => {
+    const existing = existingSubscription(context, topic, name);
+    if (forwardTo !== null && context.store.getQueue(forwardTo) === undefined)
+      throw new QueueError("QueueNotFound", `queue ${forwardTo}, where ${name} forwards to, does not exist`);
+    const updated = { ...existing, forwardTo };
+    context.store.putSubscription(updated);
+    return updated;
   });
 }
 
@@ -213,7 +257,7 @@ export function publish(
     // Copies are sent per destination, one call for all the copies a publish puts there.
     const copies = new Map<string, EngineMessage[]>();
     const outcomes = messages.map((message): SendOutcome => {
-      const refused = tooLarge(topic, message);
+      const refused = oversizedForTopic(topic, message.body.byteLength);
       if (refused !== undefined) return { ok: false, error: refused };
       const copy: EngineMessage = {
         ...message,
@@ -226,7 +270,7 @@ export function publish(
       );
       // Every copy is checked before any is made: a memory store does not roll back.
       for (const target of targets) {
-        const error = refusal(context, target.record, target.queue, copy);
+        const error = deliveryRefusal(target.record, target.queue, copy.sessionId, context.createQueues);
         if (error !== undefined) return { ok: false, error };
       }
       for (const { record } of targets) {
@@ -243,36 +287,4 @@ export function publish(
     if (published > 0) store.putTopic({ ...topic, published: topic.published + published });
     return outcomes;
   });
-}
-
-/** Why `subscription` cannot take a copy of `message`, if it cannot. */
-function refusal(
-  context: EngineContext,
-  subscription: SubscriptionRecord,
-  queue: QueueRecord | undefined,
-  message: EngineMessage,
-): QueueError | undefined {
-  const path = subscriptionPath(subscription.topic, subscription.name);
-  if (queue === undefined)
-    return context.createQueues
-      ? undefined
-      : new QueueError(
-          "QueueNotFound",
-          `queue ${subscription.forwardTo ?? path}, where ${path} delivers, does not exist`,
-        );
-  if (queue.fifo && message.sessionId === undefined)
-    return new QueueError(
-      "Validation",
-      `${subscription.forwardTo === null ? "subscription" : "the queue of subscription"} ${path} requires sessions: the message needs a sessionId`,
-    );
-  return undefined;
-}
-
-/** `Validation` when a message's body is larger than the topic takes. */
-function tooLarge(topic: TopicRecord, message: EngineMessage): QueueError | undefined {
-  if (message.body.byteLength <= topic.maxMessageBytes) return undefined;
-  return new QueueError(
-    "Validation",
-    `the message is ${message.body.byteLength} bytes; topic ${topic.name} takes up to ${topic.maxMessageBytes}`,
-  );
 }

@@ -21,6 +21,8 @@ export interface TopicRecord {
   readonly createdAt: number;
   /** Messages published to it since it was created. */
   readonly published: number;
+  /** Settings a protocol keeps with the topic that the engine does not read (Service Bus's `servicebus:` ones). */
+  readonly properties?: Readonly<Record<string, string>>;
 }
 
 /** A subscription as a provider that keeps its own stores it; its messages are the queue its path names. */
@@ -139,4 +141,39 @@ export function subscriptionInfo(record: SubscriptionRecord, queue: QueueRecord)
     subscription: record.name,
     forwardTo: record.forwardTo,
   };
+}
+
+/** `Validation` when a message's body is larger than the topic takes. */
+export function oversizedForTopic(topic: TopicRecord, bodyBytes: number): QueueError | undefined {
+  if (bodyBytes <= topic.maxMessageBytes) return undefined;
+  return new QueueError(
+    "Validation",
+    `the message is ${bodyBytes} bytes; topic ${topic.name} takes up to ${topic.maxMessageBytes}`,
+  );
+}
+
+/**
+ * Why a copy cannot go where a subscription delivers: its queue is missing and `createQueues` is
+ * off (`QueueNotFound`), or the queue takes sessions and the message has none (`Validation`).
+ */
+export function deliveryRefusal(
+  subscription: SubscriptionRecord,
+  queue: { readonly fifo: boolean } | undefined,
+  sessionId: string | undefined,
+  createQueues: boolean,
+): QueueError | undefined {
+  const path = subscriptionPath(subscription.topic, subscription.name);
+  if (queue === undefined)
+    return createQueues
+      ? undefined
+      : new QueueError(
+          "QueueNotFound",
+          `queue ${subscription.forwardTo ?? path}, where ${path} delivers, does not exist`,
+        );
+  if (queue.fifo && sessionId === undefined)
+    return new QueueError(
+      "Validation",
+      `${subscription.forwardTo === null ? "subscription" : "the queue of subscription"} ${path} requires sessions: the message needs a sessionId`,
+    );
+  return undefined;
 }

@@ -1,7 +1,8 @@
-import { type BatchEntryResult, QueueError } from "../../core/errors.js";
+import type { BatchEntryResult, QueueError } from "../../core/errors.js";
 import type { OutgoingMessage } from "../../core/provider.js";
 import { subscriptionPath } from "../../core/topics.js";
 import { filterableOf } from "../../rules/filters/index.js";
+import { deliveryRefusal, oversizedForTopic } from "../../rules/topic-records.js";
 import type { TopicSnapshot, TopicTarget } from "./topic-rows.js";
 
 const READY = 0;
@@ -60,7 +61,7 @@ export function planCopies(
   let published = 0;
   let deduplicated = false;
   for (const message of messages) {
-    const refused = tooLarge(snapshot, message);
+    const refused = oversizedForTopic(snapshot.record, message.body.byteLength);
     if (refused !== undefined) {
       plan.results.push({ ok: false, error: refused });
       continue;
@@ -107,29 +108,9 @@ function refusalOf(
   missing: string[],
 ): QueueError | undefined {
   const { subscription, queue } = target;
-  const path = subscriptionPath(subscription.topic, subscription.name);
-  if (queue === undefined) {
-    const name = subscription.forwardTo ?? path;
-    if (createQueues) {
-      if (!missing.includes(name)) missing.push(name);
-      return undefined;
-    }
-    return new QueueError("QueueNotFound", `queue ${name}, where ${path} delivers, does not exist`);
+  if (queue === undefined && createQueues) {
+    const name = subscription.forwardTo ?? subscriptionPath(subscription.topic, subscription.name);
+    if (!missing.includes(name)) missing.push(name);
   }
-  if (queue.record.fifo && message.sessionId === undefined)
-    return new QueueError(
-      "Validation",
-      `${subscription.forwardTo === null ? "subscription" : "the queue of subscription"} ${path} requires sessions: the message needs a sessionId`,
-    );
-  return undefined;
-}
-
-/** `Validation` when a message's body is larger than the topic takes. */
-function tooLarge(snapshot: TopicSnapshot, message: OutgoingMessage): QueueError | undefined {
-  const { record } = snapshot;
-  if (message.body.byteLength <= record.maxMessageBytes) return undefined;
-  return new QueueError(
-    "Validation",
-    `the message is ${message.body.byteLength} bytes; topic ${record.name} takes up to ${record.maxMessageBytes}`,
-  );
+  return deliveryRefusal(subscription, queue?.record, message.sessionId, createQueues);
 }

@@ -16,9 +16,11 @@ import {
   deleteSubscription,
   deleteTopic,
   existingTopic,
+  forwardSubscription,
   listRules,
   type PublishOptions,
   publish,
+  updateTopic,
 } from "./topics.js";
 
 /**
@@ -35,6 +37,14 @@ export class EngineTopics {
   /** Creates a topic whose messages are at most `maxMessageBytes` (the provider's limit) unless its options say less. */
   create(name: string, options: TopicOptions, maxMessageBytes: number): TopicRecord {
     return createTopic(this.#context, name, options, maxMessageBytes);
+  }
+
+  /** Replaces a topic's time to live, largest message and properties; `QueueNotFound` when there is none. */
+  update(
+    name: string,
+    settings: Pick<TopicRecord, "defaultTimeToLiveMs" | "maxMessageBytes" | "properties">,
+  ): TopicRecord {
+    return updateTopic(this.#context, name, settings);
   }
 
   /** Deletes a topic, its subscriptions and their messages. */
@@ -67,6 +77,11 @@ export class EngineTopics {
     options: SubscriptionOptions,
   ): { record: SubscriptionRecord; queue: QueueRecord } {
     return createSubscription(this.#context, topic, name, options);
+  }
+
+  /** Sends a subscription's copies to queue `forwardTo`, or to its own queue (`null`). */
+  forward(topic: string, name: string, forwardTo: string | null): SubscriptionRecord {
+    return forwardSubscription(this.#context, topic, name, forwardTo);
   }
 
   /** Deletes a subscription and its messages. */

@@ -17,6 +17,7 @@ import {
   validateServiceBusQueueName,
 } from "./queue-description.js";
 import { MAX_MESSAGE_BYTES } from "./servicebus-server.js";
+import { SUBSCRIPTION_PROPERTY_NAMES, TOPIC_PROPERTY_NAMES } from "./topic-description.js";
 import { findTopic } from "./topic-entities.js";
 
 /** A subscription as a Config.json defines it: its name, and its queue options, rules and forwarding. */
@@ -45,35 +46,12 @@ export interface AppliedTopics {
 type Fail = (why: string) => QueueError;
 
 /** A topic's properties in the official file; those the engine has no use for are checked and kept nowhere. */
-const TOPIC_PROPERTIES: ReadonlySet<string> = new Set([
-  "DefaultMessageTimeToLive",
-  "DuplicateDetectionHistoryTimeWindow",
-  "RequiresDuplicateDetection",
-  "MaxSizeInMegabytes",
-  "EnableBatchedOperations",
-  "Status",
-  "UserMetadata",
-  "AutoDeleteOnIdle",
-  "EnablePartitioning",
-  "EnableExpress",
-  "MaxMessageSizeInKilobytes",
-  "SupportOrdering",
-]);
+const TOPIC_PROPERTIES: ReadonlySet<string> = new Set([...TOPIC_PROPERTY_NAMES, "SupportOrdering"]);
 
 /** A subscription's properties in the official file. */
 const SUBSCRIPTION_PROPERTIES: ReadonlySet<string> = new Set([
-  "LockDuration",
-  "RequiresSession",
-  "DefaultMessageTimeToLive",
-  "DeadLetteringOnMessageExpiration",
+  ...SUBSCRIPTION_PROPERTY_NAMES,
   "DeadLetteringOnFilterEvaluationExceptions",
-  "MaxDeliveryCount",
-  "EnableBatchedOperations",
-  "Status",
-  "ForwardTo",
-  "ForwardDeadLetteredMessagesTo",
-  "AutoDeleteOnIdle",
-  "UserMetadata",
 ]);
 
 /** Properties a topic or subscription has that a queue has not: only their type is checked. */

@@ -99,6 +99,9 @@ export const AZURE_QUEUE_DEFAULTS: QueueDescription = Object.freeze({
 /** Where Service Bus settings the engine does not read are kept in `QueueRecord.properties`. */
 export const SERVICE_BUS_PROPERTY_PREFIX = "servicebus:";
 
+/** The `servicebus:` property that notes when an entity's settings last changed (ms). */
+export const UPDATED_AT_PROPERTY = "servicebus:UpdatedAt";
+
 const KEY = {
   maxSizeInMegabytes: "servicebus:MaxSizeInMegabytes",
   duplicateDetectionHistoryTimeWindow: "servicebus:DuplicateDetectionHistoryTimeWindow",
@@ -113,7 +116,7 @@ const KEY = {
   forwardDeadLetteredMessagesTo: "servicebus:ForwardDeadLetteredMessagesTo",
   enableExpress: "servicebus:EnableExpress",
   maxMessageSizeInKilobytes: "servicebus:MaxMessageSizeInKilobytes",
-  updatedAt: "servicebus:UpdatedAt",
+  updatedAt: UPDATED_AT_PROPERTY,
 } as const;
 
 // The engine's own limits (src/rules/queue-defaults.ts): past them a count or time to live means "never".
@@ -445,9 +448,12 @@ export function describeQueueRecord(record: QueueRecord): QueueDescription {
   };
 }
 
-/** When a queue's settings last changed: the last Service Bus update, else its creation. */
-export function queueUpdatedAt(record: QueueRecord): number {
-  const value = Number(record.properties[KEY.updatedAt]);
+/** When a queue's (or topic's) settings last changed: the last Service Bus update, else its creation. */
+export function queueUpdatedAt(record: {
+  readonly createdAt: number;
+  readonly properties?: Readonly<Record<string, string>> | undefined;
+}): number {
+  const value = Number(record.properties?.[KEY.updatedAt]);
   return Number.isSafeInteger(value) && value > 0 ? value : record.createdAt;
 }
 

@@ -1,7 +1,7 @@
 import { parseSubscriptionPath, subscriptionPath } from "../../core/topics.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
-import type { TopicRecord } from "../../rules/topic-records.js";
+import type { SubscriptionRecord, TopicRecord } from "../../rules/topic-records.js";
 import { type EntityAddress, splitEntityPath } from "./entities.js";
 
 /** The topic a Service Bus name means: its exact name first, else one that differs only in case. */
@@ -32,15 +32,33 @@ export function resolveSubscription(
   const { parts, deadLetter, management } = splitEntityPath(path);
   const named = parseSubscriptionPath(parts.join("/"));
   if (named === undefined) return "not-subscription";
-  const topic = findTopic(engine, named.topic);
-  if (topic === undefined) return undefined;
-  const lower = named.subscription.toLowerCase();
-  const subscriptions = engine.topics.withSubscriptions(topic.name).subscriptions;
-  const subscription =
-    subscriptions.find((one) => one.name === named.subscription) ??
-    subscriptions.find((one) => one.name.toLowerCase() === lower);
-  if (subscription === undefined) return undefined;
-  const queue = engine.getQueueRecord(subscriptionPath(topic.name, subscription.name));
-  if (queue === undefined) return undefined;
+  const found = findSubscription(engine, named.topic, named.subscription);
+  if (found === undefined) return undefined;
+  const { queue } = found;
   return { address: { queue: queue.name, deadLetter, management }, queue };
+}
+
+/** A subscription found by its topic's and its own name (each exactly, else in any case), with its engine queue. */
+export interface FoundSubscription {
+  readonly topic: TopicRecord;
+  readonly record: SubscriptionRecord;
+  readonly queue: QueueRecord;
+}
+
+/** The subscription `topic`/`name` means, or `undefined` when its topic, it or its queue does not exist. */
+export function findSubscription(
+  engine: QueueEngine,
+  topic: string,
+  name: string,
+): FoundSubscription | undefined {
+  const found = findTopic(engine, topic);
+  if (found === undefined) return undefined;
+  const lower = name.toLowerCase();
+  const subscriptions = engine.topics.withSubscriptions(found.name).subscriptions;
+  const record =
+    subscriptions.find((one) => one.name === name) ??
+    subscriptions.find((one) => one.name.toLowerCase() === lower);
+  if (record === undefined) return undefined;
+  const queue = engine.getQueueRecord(subscriptionPath(found.name, record.name));
+  return queue === undefined ? undefined : { topic: found, record, queue };
 }

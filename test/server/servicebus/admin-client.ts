@@ -62,3 +62,20 @@ export function sampleStyleAdminClient(endpoint: string, key: SasKey): ServiceBu
   };
   return client;
 }
+
+/** What the SDK's RestError carries (core-rest-pipeline's class, not exported by the SDK). */
+export interface RestError extends Error {
+  readonly code?: string;
+  readonly statusCode?: number;
+}
+
+/** The RestError a call fails with; anything else, or no failure, fails the test. */
+export async function restError(call: () => Promise<unknown>): Promise<RestError> {
+  try {
+    await call();
+  } catch (error) {
+    if (error instanceof Error && error.name === "RestError") return error as RestError;
+    throw error;
+  }
+  throw new Error("expected the call to fail");
+}

@@ -11,7 +11,7 @@ import type { LockReference } from "../../../src/engine/records.js";
 import { ServiceBusAdminServer } from "../../../src/server/servicebus/admin/admin-server.js";
 import { type SasKey, sasSignature } from "../../../src/server/servicebus/sas.js";
 import { outgoingMessage } from "../../support/outgoing-message.js";
-import { adminClientFor, sampleStyleAdminClient } from "./admin-client.js";
+import { adminClientFor, restError, sampleStyleAdminClient } from "./admin-client.js";
 
 const KEY: SasKey = { keyName: "RootManageSharedAccessKey", key: "SAS_KEY_VALUE" };
 
@@ -39,23 +39,6 @@ function message(body: string, options: { delayMs?: number; sessionId?: string }
 
 async function lock(engine: QueueEngine, queue: string, max: number): Promise<LockReference[]> {
   return engine.receive(queue, max, (record) => ({ queue, seq: record.seq, lockToken: record.lockToken! }));
-}
-
-/** What the SDK's RestError carries (core-rest-pipeline's class, not exported by the SDK). */
-interface RestError extends Error {
-  readonly code?: string;
-  readonly statusCode?: number;
-}
-
-/** The RestError a call fails with. */
-async function restError(call: () => Promise<unknown>): Promise<RestError> {
-  try {
-    await call();
-  } catch (error) {
-    if (error instanceof Error && error.name === "RestError") return error as RestError;
-    throw error;
-  }
-  throw new Error("expected the call to fail");
 }
 
 /** A SAS token for `resource` as Azure builds one (the resource lower-cased and encoded). */
@@ -437,7 +420,7 @@ describe("ServiceBusAdminServer with ServiceBusAdministrationClient", () => {
     expect((await sample.getQueue("health")).name).toBe("health");
   });
 
-  it("answers topics, subscriptions, rules and sub-queues as not found, and lists no topics", async () => {
+  it("answers missing topics, subscriptions, rules and sub-queues as not found, and lists no topics", async () => {
     const { admin } = await start();
     await admin.createQueue("orders");
     const topics = [];
@@ -445,7 +428,6 @@ describe("ServiceBusAdminServer with ServiceBusAdministrationClient", () => {
     expect(topics).toEqual([]);
     for (const call of [
       () => admin.getTopic("events"),
-      () => admin.createTopic("events"),
       () => admin.getSubscription("events", "all"),
       () => admin.createSubscription("events", "all"),
       () => admin.getRule("events", "all", "$Default"),
@@ -456,7 +438,6 @@ describe("ServiceBusAdminServer with ServiceBusAdministrationClient", () => {
       expect(error.statusCode).toBe(404);
       expect(error.code).toBe("MessageEntityNotFoundError");
     }
-    expect((await restError(() => admin.createTopic("events"))).message).toContain("topics");
   });
 
   it("answers malformed requests in Azure's error shape, with no stack trace, and keeps serving", async () => {

@@ -4,25 +4,13 @@ import { QueueError } from "../../../core/errors.js";
 import type { QueueEngine } from "../../../engine/queue-engine.js";
 import { endpointOf, listen, portOf } from "../../http-listener.js";
 import { readRequestBody } from "../../request-body.js";
-import { describeQueue } from "../queue-description.js";
 import type { SasKey } from "../sas.js";
+import type { AdminAnswer, AdminContext } from "./admin-answers.js";
+import { dispatch, notAllowed } from "./admin-dispatch.js";
 import { errorDocument } from "./atom.js";
-import { authorizeForwarding, authorizeRequest } from "./authorization.js";
+import { authorizeRequest } from "./authorization.js";
 import { httpStatusOf } from "./http-status.js";
-import {
-  type AdminAnswer,
-  type AdminContext,
-  createQueue,
-  deleteQueue,
-  emptyList,
-  getQueue,
-  listQueues,
-  namespaceInfo,
-  updateQueue,
-} from "./queue-operations.js";
-import { readPutBody } from "./queue-xml.js";
-import { type AdminRoute, routeOf } from "./routes.js";
-import { parseXml } from "./xml.js";
+import { routeOf } from "./routes.js";
 
 /** A request body larger than this is refused unread: a queue description is a few kilobytes. */
 export const MAX_ADMIN_REQUEST_BYTES = 1024 * 1024;
@@ -45,8 +33,8 @@ export interface ServiceBusAdminServerOptions {
 /**
  * The Service Bus management REST API (ATOM/XML over plain HTTP) on the queue engine: what
  * `ServiceBusAdministrationClient` sends to create, get, update, delete and list queues and read
- * their message counts, with SAS tokens checked against the server's key. Topics and
- * subscriptions are not served yet (an empty list, else 404). Every failure is answered in
+ * their message counts, and the same for topics, their subscriptions and the subscriptions'
+ * rules, with SAS tokens checked against the server's key. Every failure is answered in
  * Azure's `<Error>` shape; nothing internal reaches a response.
  */
 export class ServiceBusAdminServer {
@@ -145,62 +133,14 @@ export class ServiceBusAdminServer {
       namespaceName: this.#namespaceName,
       startedAt: this.#startedAt,
     };
-    return this.#route(context, route, method, new URLSearchParams(query), req, body, now);
-  }
-
-  #route(
-    context: AdminContext,
-    route: Exclude<AdminRoute, { kind: "health" }>,
-    method: string,
-    query: URLSearchParams,
-    req: IncomingMessage,
-    body: Buffer,
-    now: number,
-  ): AdminAnswer {
-    switch (route.kind) {
-      case "namespace":
-        if (method !== "GET") throw notAllowed(method, "$namespaceinfo");
-        return namespaceInfo(context);
-      case "queues":
-        if (method !== "GET") throw notAllowed(method, "$Resources/Queues");
-        return listQueues(context, query);
-      case "no-entities":
-        if (method !== "GET") throw notAllowed(method, `$Resources/${route.title}`);
-        return emptyList(context, route.title);
-      case "unknown":
-        throw new QueueError(
-          "QueueNotFound",
-          `The messaging entity '${route.path}' could not be found: this server serves queues only (no topics, subscriptions or rules yet).`,
-        );
-      case "queue":
-        if (method === "GET") return getQueue(context, route.name);
-        if (method === "DELETE") return deleteQueue(context, route.name);
-        if (method === "PUT") return this.#put(context, route.name, req, body, now);
-        throw notAllowed(method, route.name);
-    }
-  }
-
-  #put(context: AdminContext, name: string, req: IncomingMessage, body: Buffer, now: number): AdminAnswer {
-    const put = readPutBody(parseXml(body.toString("utf8")));
-    if (put.kind === "other")
-      throw new QueueError(
-        "QueueNotFound",
-        `This server does not serve ${put.element.replace("Description", "").toLowerCase()}s yet: only queues.`,
-      );
-    const description = describeQueue(put.properties, put.authorizationRules);
-    if (this.#sasKey !== null) {
-      // The SDK proves access to a forwarding target with a token of its own in these headers.
-      const checks: [string | string[] | undefined, string | undefined][] = [
-        [req.headers.servicebussupplementaryauthorization, description.forwardTo],
-        [req.headers.servicebusdlqsupplementaryauthorization, description.forwardDeadLetteredMessagesTo],
-      ];
-      for (const [token, target] of checks)
-        if (typeof token === "string" && target !== undefined)
-          authorizeForwarding(token, this.#sasKey, target, now);
-    }
-    return req.headers["if-match"] === undefined
-      ? createQueue(context, name, description)
-      : updateQueue(context, name, description);
+    return dispatch(context, route, {
+      method,
+      query: new URLSearchParams(query),
+      headers: req.headers,
+      body,
+      sasKey: this.#sasKey,
+      now,
+    });
   }
 }
 
@@ -209,10 +149,6 @@ function hostOf(header: string | undefined): string | undefined {
   return header !== undefined && /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(header)
     ? header
     : undefined;
-}
-
-function notAllowed(method: string, path: string): QueueError {
-  return new QueueError("Unsupported", `The method ${method} is not allowed on '${path}'.`);
 }
 
 function send(

@@ -62,3 +62,18 @@ function scan(engine: QueueEngine, name: string): { bytes: number; deferred: num
     from = page.at(-1)!.seq + 1;
   }
 }
+
+/** The counts of several queues added up (a topic's, over its subscriptions). */
+export function sumCounts(all: readonly RuntimeCounts[]): RuntimeCounts {
+  const sum = (pick: (counts: RuntimeCounts) => number) =>
+    all.reduce((total, counts) => total + pick(counts), 0);
+  return {
+    active: sum((counts) => counts.active),
+    deadLetter: sum((counts) => counts.deadLetter),
+    scheduled: sum((counts) => counts.scheduled),
+    transfer: 0,
+    transferDeadLetter: 0,
+    total: sum((counts) => counts.total),
+    sizeInBytes: sum((counts) => counts.sizeInBytes),
+  };
+}

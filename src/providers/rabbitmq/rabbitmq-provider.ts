@@ -38,6 +38,7 @@ import {
   subscriptionExpiry,
 } from "./message-mapping.js";
 import { BrokerNames } from "./names.js";
+import { PublishCounts } from "./publish-counts.js";
 import { RabbitMqAdmin } from "./rabbitmq-admin.js";
 import { RabbitMqTopics } from "./rabbitmq-topics.js";
 import { Receiver } from "./receiver.js";
@@ -128,6 +129,7 @@ export class RabbitMqProvider implements QueueProvider {
   readonly capabilities: Capabilities;
   readonly admin: QueueAdmin;
   readonly topics: RabbitMqTopics;
+  readonly #counts: PublishCounts;
   readonly #admin: RabbitMqAdmin;
   readonly #connection: RabbitConnection;
   readonly #names: BrokerNames;
@@ -201,13 +203,17 @@ export class RabbitMqProvider implements QueueProvider {
       lockSession: (entry, sessionId) => this.#lock(entry, sessionId, false),
     });
     this.admin = this.#admin;
+    const counts = new PublishCounts(this.#catalog, this.#clock);
+    this.#counts = counts;
     const publishing = new TopicPublishing({
       connection: this.#connection,
       catalog: this.#catalog,
       names: this.#names,
       clock: this.#clock,
       createQueues: this.#createQueues,
+      counts,
       createTopic: (name) => this.topics.createTopic(name),
+      createQueue: (name) => this.#admin.createQueue(name),
       sessionQueue: (entry, sessionId) => this.#target(entry, sessionId),
     });
     this.topics = new RabbitMqTopics({
@@ -218,6 +224,7 @@ export class RabbitMqProvider implements QueueProvider {
       admin: this.#admin,
       maxMessageBytes: this.capabilities.maxMessageBytes,
       publishing,
+      counts,
     });
   }
 
@@ -898,6 +905,8 @@ export class RabbitMqProvider implements QueueProvider {
   async close(): Promise<void> {
     if (this.#closing.signal.aborted) return;
     this.#closing.abort();
+    // What was published and not counted yet is written while the connection is still there.
+    await this.#counts.flush().catch(() => undefined);
     await Promise.allSettled([...this.#sessions].map((session) => session.release()));
     await Promise.allSettled([...this.#receivers.values()].map((receiver) => receiver.close()));
     this.#held.clear();

@@ -25,6 +25,7 @@ import {
 import type { Catalog } from "./catalog.js";
 import type { RabbitConnection } from "./connection.js";
 import type { BrokerNames } from "./names.js";
+import type { PublishCounts } from "./publish-counts.js";
 import type { RabbitMqAdmin } from "./rabbitmq-admin.js";
 import { requireNativeRule } from "./routing-headers.js";
 import type { SubscriptionEntry, TopicEntry } from "./topic-catalog.js";
@@ -40,6 +41,7 @@ export interface TopicDeps {
   readonly admin: RabbitMqAdmin;
   readonly maxMessageBytes: number;
   readonly publishing: TopicPublishing;
+  readonly counts: PublishCounts;
 }
 
 /**
@@ -99,6 +101,7 @@ export class RabbitMqTopics implements TopicProvider {
   }
 
   async getTopicStats(name: string): Promise<TopicStats> {
+    await this.#deps.counts.flush();
     const entry = await this.#topic(name);
     return { subscriptions: entry.subscriptions.size, published: entry.published };
   }

@@ -8,10 +8,11 @@ import { newMessageId } from "../../rules/message-ids.js";
 import type { SubscriptionRecord } from "../../rules/topic-records.js";
 import { resultsOrFailure } from "./batch-results.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
-import type { RabbitConnection } from "./connection.js";
+import { isNotFound, type RabbitConnection } from "./connection.js";
 import { ExchangePublisher } from "./exchange-publisher.js";
 import { newMessageParts } from "./message-mapping.js";
 import type { BrokerNames } from "./names.js";
+import type { PublishCounts } from "./publish-counts.js";
 import { routingHeaders } from "./routing-headers.js";
 import type { TopicEntry } from "./topic-catalog.js";
 import { bindDestination } from "./topic-declarations.js";
@@ -30,8 +31,12 @@ export interface PublishingDeps {
   readonly names: BrokerNames;
   readonly clock: Clock;
   readonly createQueues: boolean;
+  /** Where what was published is counted. */
+  readonly counts: PublishCounts;
   /** Makes a topic with default options (one made meanwhile by another is fine). */
   createTopic(name: string): Promise<unknown>;
+  /** Makes a queue with default options (one made meanwhile by another is fine). */
+  createQueue(name: string): Promise<unknown>;
   /** The broker queue of one session of `entry`, declared and noted in the catalog as sent to. */
   sessionQueue(entry: CatalogEntry, sessionId: string): Promise<string>;
 }
@@ -49,7 +54,7 @@ export class TopicPublishing {
   readonly #publisher: ExchangePublisher;
   /** Compiled rules of each subscription record (a record is replaced when its rules change). */
   readonly #filters = new WeakMap<SubscriptionRecord, CompiledFilter[]>();
-  /** Session queues bound to their subscription's exchange by this client, by subscription path and session. */
+  /** Destination queues bound to their subscription's exchange by this client, by subscription path, destination and session. */
   readonly #bound = new Map<string, Promise<void>>();
 
   constructor(deps: PublishingDeps) {
@@ -87,8 +92,7 @@ export class TopicPublishing {
       }),
     );
     const published = results.filter((result) => result.ok).length;
-    if (published > 0)
-      await this.#deps.catalog.appendTopic({ kind: "published", topic, id: entry.id, count: published });
+    if (published > 0) this.#deps.counts.add(topic, entry.id, published);
     return resultsOrFailure(results);
   }
 
@@ -123,11 +127,9 @@ export class TopicPublishing {
     for (const { subscription, destination } of targets)
       refuseWithoutSession(destination, subscription, message);
     await Promise.all(
-      targets
-        .filter(({ destination }) => destination.record.fifo)
-        .map(({ subscription, destination }) =>
-          this.#bindSession(subscription, destination, message.sessionId as string),
-        ),
+      targets.map(({ subscription, destination }) =>
+        this.#bind(subscription, destination, message.sessionId),
+      ),
     );
     const timeToLiveMs = message.timeToLiveMs ?? record.defaultTimeToLiveMs;
     // Copies expire when received (their qr-expires header), not by the broker: a subscription
@@ -168,32 +170,59 @@ export class TopicPublishing {
     return filters;
   }
 
-  /** The queue that takes a subscription's copies: its own, or the one it forwards to (`QueueNotFound` when gone). */
+  /**
+   * The queue that takes a subscription's copies: its own, or the one it forwards to; a forwarding
+   * queue that is gone is made again where queues are made on demand, else `QueueNotFound`.
+   */
   async #destination(subscription: SubscriptionRecord): Promise<CatalogEntry> {
     const path = subscriptionPath(subscription.topic, subscription.name);
     const name = subscription.forwardTo ?? path;
-    const entry = await this.#deps.catalog.known(name);
+    const { catalog, createQueues } = this.#deps;
+    let entry = await catalog.known(name);
+    if (entry === undefined && createQueues && subscription.forwardTo !== null) {
+      await this.#deps.createQueue(name).catch((error: unknown) => {
+        if (!QueueError.is(error, "QueueAlreadyExists")) throw error;
+      });
+      entry = await catalog.get(name);
+    }
     if (entry === undefined)
       throw new QueueError("QueueNotFound", `queue ${name}, where ${path} delivers, does not exist`);
     return entry;
   }
 
-  /** Makes the queue of session `sessionId` of a FIFO destination and binds it to the subscription's exchange, once per client. */
-  #bindSession(
+  /**
+   * Binds the broker queue that takes a subscription's copies to its exchange, once per client:
+   * the destination's own (again, in case it was made again since the subscription was), or for a
+   * FIFO destination the queue of the message's session, made first.
+   */
+  #bind(
     subscription: SubscriptionRecord,
     destination: CatalogEntry,
-    sessionId: string,
+    sessionId: string | undefined,
   ): Promise<void> {
     const path = subscriptionPath(subscription.topic, subscription.name);
-    const key = `${path}\n${sessionId}`;
+    const session = destination.record.fifo ? sessionId : undefined;
+    const key = `${path}\n${destination.id}\n${session ?? ""}`;
     let bound = this.#bound.get(key);
     if (bound === undefined) {
       bound = (async () => {
         const { connection, names } = this.#deps;
-        const queue = await this.#deps.sessionQueue(destination, sessionId);
-        await connection.withChannel((channel) =>
-          bindDestination(channel, names.subscription(path), queue, sessionId),
-        );
+        const queue =
+          session === undefined
+            ? names.queue(destination.record.name)
+            : await this.#deps.sessionQueue(destination, session);
+        try {
+          await connection.withChannel((channel) =>
+            bindDestination(channel, names.subscription(path), queue, session),
+          );
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+          throw new QueueError(
+            "QueueNotFound",
+            `queue ${destination.record.name}, where ${path} delivers, does not exist`,
+            { cause: error },
+          );
+        }
       })();
       bound.catch(() => this.#bound.delete(key));
       this.#bound.set(key, bound);

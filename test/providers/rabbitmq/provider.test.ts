@@ -85,7 +85,7 @@ describe("rabbitmq provider", () => {
     await refused({ url: "http://127.0.0.1" }, "url");
   });
 
-  test("capabilities say what RabbitMQ carries: sessions, dead letters, delays, time to live, redrive; no peek, no locked count", async () => {
+  test("capabilities say what RabbitMQ carries: sessions, dead letters, delays, time to live, redrive, topics with correlation filters; no peek, no locked count", async () => {
     const made = await client();
     expect(made.providerType).toBe("rabbitmq");
     expect(made.capabilities).toEqual(rabbitMqCapabilities(1_048_576));
@@ -99,6 +99,8 @@ describe("rabbitmq provider", () => {
       lockRenewal: true,
       peek: false,
       lockedCount: false,
+      topics: true,
+      filters: ["correlation"],
     });
   });
 

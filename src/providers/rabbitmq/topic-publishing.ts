@@ -5,7 +5,7 @@ import type { OutgoingMessage } from "../../core/provider.js";
 import { subscriptionPath } from "../../core/topics.js";
 import { type CompiledFilter, compileFilter, filterableOf } from "../../rules/filters/index.js";
 import { newMessageId } from "../../rules/message-ids.js";
-import type { SubscriptionRecord } from "../../rules/topic-records.js";
+import { deliveryRefusal, oversizedForTopic, type SubscriptionRecord } from "../../rules/topic-records.js";
 import { resultsOrFailure } from "./batch-results.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
 import { isNotFound, type RabbitConnection } from "./connection.js";
@@ -102,11 +102,8 @@ export class TopicPublishing {
    */
   async #prepare(entry: TopicEntry, message: OutgoingMessage): Promise<Prepared> {
     const { record } = entry;
-    if (message.body.byteLength > record.maxMessageBytes)
-      throw new QueueError(
-        "Validation",
-        `the message is ${message.body.byteLength} bytes; topic ${record.name} takes up to ${record.maxMessageBytes}`,
-      );
+    const oversized = oversizedForTopic(record, message.body.byteLength);
+    if (oversized !== undefined) throw oversized;
     if ((message.delayMs ?? 0) > 0)
       throw new QueueError(
         "Unsupported",
@@ -117,15 +114,15 @@ export class TopicPublishing {
     const matching = [...entry.subscriptions.values()]
       .map((subscription) => subscription.record)
       .filter((subscription) => this.#compiled(subscription).some((filter) => filter.matches(filterable)));
-    const targets = await Promise.all(
-      matching.map(async (subscription) => ({
-        subscription,
-        destination: await this.#destination(subscription),
-      })),
-    );
+    const found = await Promise.all(matching.map((subscription) => this.#destination(subscription)));
     // Every target is checked before any session queue is made: a refused message leaves nothing.
-    for (const { subscription, destination } of targets)
-      refuseWithoutSession(destination, subscription, message);
+    const targets = matching.map((subscription, index) => {
+      const destination = found[index];
+      const refusal = deliveryRefusal(subscription, destination?.record, message.sessionId, false);
+      if (refusal !== undefined) throw refusal;
+      // A missing destination is refused above: with createQueues false it is QueueNotFound.
+      return { subscription, destination: destination as CatalogEntry };
+    });
     await Promise.all(
       targets.map(({ subscription, destination }) =>
         this.#bind(subscription, destination, message.sessionId),
@@ -172,9 +169,9 @@ export class TopicPublishing {
 
   /**
    * The queue that takes a subscription's copies: its own, or the one it forwards to; a forwarding
-   * queue that is gone is made again where queues are made on demand, else `QueueNotFound`.
+   * queue that is gone is made again where queues are made on demand (else undefined).
    */
-  async #destination(subscription: SubscriptionRecord): Promise<CatalogEntry> {
+  async #destination(subscription: SubscriptionRecord): Promise<CatalogEntry | undefined> {
     const path = subscriptionPath(subscription.topic, subscription.name);
     const name = subscription.forwardTo ?? path;
     const { catalog, createQueues } = this.#deps;
@@ -185,8 +182,6 @@ export class TopicPublishing {
       });
       entry = await catalog.get(name);
     }
-    if (entry === undefined)
-      throw new QueueError("QueueNotFound", `queue ${name}, where ${path} delivers, does not exist`);
     return entry;
   }
 
@@ -229,18 +224,4 @@ export class TopicPublishing {
     }
     return bound;
   }
-}
-
-/** `Validation` naming the subscription when a message without a session id would go to a FIFO destination. */
-function refuseWithoutSession(
-  destination: CatalogEntry,
-  subscription: SubscriptionRecord,
-  message: OutgoingMessage,
-): void {
-  if (!destination.record.fifo || message.sessionId !== undefined) return;
-  const path = subscriptionPath(subscription.topic, subscription.name);
-  throw new QueueError(
-    "Validation",
-    `${subscription.forwardTo === null ? "subscription" : "the queue of subscription"} ${path} requires sessions: the message needs a sessionId`,
-  );
 }

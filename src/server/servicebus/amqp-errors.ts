@@ -9,6 +9,7 @@ export interface AmqpError {
 /** The conditions `@azure/core-amqp` maps to the SDK's error codes. */
 export const CONDITIONS = {
   notFound: "amqp:not-found",
+  entityAlreadyExists: "com.microsoft:entity-already-exists",
   unauthorized: "amqp:unauthorized-access",
   messageLockLost: "com.microsoft:message-lock-lost",
   sessionLockLost: "com.microsoft:session-lock-lost",
@@ -28,6 +29,7 @@ export const CONDITIONS = {
 /** Management replies carry an HTTP-like status beside the condition. */
 const STATUS: Readonly<Record<string, number>> = {
   [CONDITIONS.notFound]: 404,
+  [CONDITIONS.entityAlreadyExists]: 409,
   [CONDITIONS.messageNotFound]: 404,
   [CONDITIONS.sessionNotFound]: 404,
   [CONDITIONS.unauthorized]: 401,
@@ -66,6 +68,8 @@ export function amqpErrorOf(error: unknown): AmqpError {
     switch (error.code) {
       case "QueueNotFound":
         return CONDITIONS.notFound;
+      case "QueueAlreadyExists":
+        return CONDITIONS.entityAlreadyExists;
       case "InvalidReceipt":
         return CONDITIONS.messageLockLost;
       case "SessionLockLost":

@@ -3,10 +3,10 @@ import { QueueError } from "../../core/errors.js";
 import { isDeferred, isDeferredLock } from "../../engine/deferral-marks.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { LockReference, MessageRecord } from "../../engine/records.js";
-import type { QueueRecord } from "../../rules/queue-records.js";
 import { type AmqpError, amqpErrorOf, CONDITIONS, statusOf } from "./amqp-errors.js";
 import type { AmqpMessage } from "./amqp-message.js";
 import { lockOf, lockTokenBytes } from "./lock-tokens.js";
+import { type Body, type ManagementContext, type ManagementReply, ok } from "./management-reply.js";
 import {
   encodeMessage,
   MESSAGE_STATE,
@@ -14,38 +14,15 @@ import {
   toAmqpMessage,
   toEngineMessage,
 } from "./message-mapping.js";
-import type { SessionRegistry } from "./session-registry.js";
-
-/** What a management request is answered against: the engine, the entity's queue, the sessions held. */
-export interface ManagementContext {
-  readonly engine: QueueEngine;
-  readonly queue: QueueRecord;
-  readonly sessions: SessionRegistry;
-  /** Whether messages scheduled on the queue are deduplicated by their message id. */
-  readonly deduplicate: boolean;
-}
-
-/** A management reply: its status and, on success, its body. */
-export interface ManagementReply {
-  readonly statusCode: number;
-  readonly description: string;
-  readonly errorCondition?: string;
-  readonly body?: Record<string, unknown>;
-}
-
-type Body = Record<string, unknown>;
-type Operation = (context: ManagementContext, body: Body) => ManagementReply;
-
-const ok = (body?: Body): ManagementReply => ({
-  statusCode: 200,
-  description: "OK",
-  ...(body ? { body } : {}),
-});
+import { RULE_OPERATIONS } from "./rule-management.js";
 
 /** The most messages one peek answers. */
 const MAX_PEEK = 1_000;
 
+type Operation = (context: ManagementContext, body: Body) => ManagementReply;
+
 const OPERATIONS: Readonly<Record<string, Operation>> = {
+  ...RULE_OPERATIONS,
   "com.microsoft:renew-lock": (context, body) => {
     const expirations = lockTokensOf(body).map((token) => {
       const lock = requireLock(context, token);

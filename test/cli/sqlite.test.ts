@@ -42,7 +42,8 @@ describe("queue-runtime queues on a SQLite file", { timeout: 60_000 }, () => {
     expect(succeeded(await on(url, ["queues", "--json"]))).toBe("[]\n");
     expect(
       succeeded(
-        await on(url, ["queues", "create", "orders", "--max-deliveries", "3", "--lock-duration", "5000"]),
+        // A lock that outlasts the CLI runs below however slow the machine is: the counts read one locked message.
+        await on(url, ["queues", "create", "orders", "--max-deliveries", "3", "--lock-duration", "600000"]),
       ),
     ).toBe("orders\n");
     const created = JSON.parse(
@@ -56,7 +57,7 @@ describe("queue-runtime queues on a SQLite file", { timeout: 60_000 }, () => {
     const client = await library(url);
     expect(await client.admin.getQueue("orders")).toMatchObject({
       maxDeliveryCount: 3,
-      lockDurationMs: 5000,
+      lockDurationMs: 600_000,
     });
     await client.sendMessages("orders", ["a", "b", "c"]);
     await client.sendMessage("orders", { body: "later", delayMs: 600_000 });

@@ -67,10 +67,17 @@ export interface LedgerTarget {
 
 /**
  * Starts a ledger child `kills` times, each killed with SIGKILL at a random moment of up to
- * `maxRunMs`, checking the ledger against the store after each kill.
+ * `maxRunMs`, checking the ledger against the store after each kill; then goes on killing (up to
+ * five times as often) until `enough` says the ledger holds enough, so a slow machine only takes
+ * longer.
  */
-export async function killRepeatedly(target: LedgerTarget, kills: number, maxRunMs: number): Promise<void> {
-  for (let kill = 0; kill < kills; kill++) {
+export async function killRepeatedly(
+  target: LedgerTarget,
+  kills: number,
+  maxRunMs: number,
+  enough: (ledger: Ledger) => boolean = () => true,
+): Promise<void> {
+  for (let kill = 0; kill < kills || (kill < kills * 5 && !enough(readLedger(target.file))); kill++) {
     const worker = `w${kill}`;
     const child = await target.start(worker, "ledger", [target.file, worker, target.queue]);
     await child.event("ready");

@@ -41,7 +41,7 @@ export async function sessionHeldAcrossProcesses(
  */
 export async function ledgerAcrossKills(client: QueueClient, target: LedgerTarget): Promise<void> {
   await client.admin.createQueue(target.queue, { lockDurationMs: target.lockMs, maxDeliveryCount: null });
-  await killRepeatedly(target, 20, 300);
+  await killRepeatedly(target, 20, 300, (ledger) => ledger.sent.size > 20 * 5 && ledger.completed.size > 0);
   const ledger = readLedger(target.file);
   expect(ledger.sent.size).toBeGreaterThan(20 * 5);
   expect(ledger.completed.size).toBeGreaterThan(0);

@@ -1,6 +1,8 @@
 import type { ServiceBusSender } from "@azure/service-bus";
+import { withOwnSignal } from "../../core/abort-watch.js";
 import { type BatchEntryResult, QueueError } from "../../core/errors.js";
 import type { OutgoingMessage } from "../../core/provider.js";
+import type { Links } from "./links.js";
 import { toServiceBusMessage } from "./message-mapping.js";
 
 /**
@@ -52,4 +54,27 @@ export async function sendInBatches(
       results.push({ ok: true, messageId: String(outgoing[index]!.messageId) });
   }
   return results;
+}
+
+/**
+ * Sends through the entity's (a queue's or a topic's) sender in batches; a sender that failed
+ * otherwise than by refusing the messages is dropped, so the next call makes it again.
+ */
+export async function sendThroughLinks(
+  links: Links,
+  entity: string,
+  messages: readonly OutgoingMessage[],
+  nowMs: number,
+  signal: AbortSignal,
+  fail: (error: unknown) => QueueError,
+): Promise<BatchEntryResult[]> {
+  const sender = links.sender(entity);
+  try {
+    // Each SDK call gets a signal of its own: the SDK leaves a listener on every signal it is given.
+    return await withOwnSignal(signal, (own) => sendInBatches(sender, messages, nowMs, own, fail));
+  } catch (error) {
+    if (!QueueError.is(error, "Validation") && !QueueError.is(error, "MessageTooLarge"))
+      links.dropSender(entity, sender);
+    throw error;
+  }
 }

@@ -1,5 +1,4 @@
 import type {
-  CreateQueueOptions,
   QueueProperties,
   ServiceBusAdministrationClient,
   ServiceBusClient,
@@ -9,20 +8,21 @@ import type {
   ServiceBusSessionReceiver,
 } from "@azure/service-bus";
 import Long from "long";
-import { formatIsoDuration, parseIsoDuration } from "../../azure/iso-duration.js";
+import { parseIsoDuration } from "../../azure/iso-duration.js";
 import { withOwnSignal } from "../../core/abort-watch.js";
 import type { PeekedMessage, QueueAdmin, QueueInfo, QueueOptions, QueueStats } from "../../core/admin.js";
 import type { Clock } from "../../core/clock.js";
 import { QueueError } from "../../core/errors.js";
+import { parseSubscriptionPath } from "../../core/topics.js";
 import { validateQueueName } from "../../core/validation.js";
 import { DEAD_LETTER_ATTRIBUTES } from "../../rules/dead-letters.js";
 import { fromSdkError, type Redact } from "./errors.js";
 import type { Links } from "./links.js";
 import { DEAD_LETTER_SUFFIX, deadLetterSource, toPeekedMessage } from "./message-mapping.js";
+import { createOptions, UNLIMITED_DELIVERIES } from "./queue-settings.js";
 import { noSessionFree } from "./sessions.js";
+import { toSubscriptionInfo } from "./topic-mapping.js";
 
-/** Service Bus's "never dead-letter for deliveries": its largest MaxDeliveryCount. */
-const UNLIMITED_DELIVERIES = 2_147_483_647;
 /** Messages read per round trip when purging or redriving. */
 const PAGE = 100;
 /** How long a purge or redrive waits for a page before taking the queue for empty. */
@@ -96,6 +96,8 @@ export class ServiceBusAdmin implements QueueAdmin {
   async getQueue(name: string): Promise<QueueInfo | null> {
     validateQueueName(name);
     const source = deadLetterSource(name);
+    const subscription = parseSubscriptionPath(source ?? name);
+    if (subscription !== undefined) return this.#getSubscriptionQueue(name, source, subscription);
     try {
       const [properties, runtime] = await this.#call((abortSignal) =>
         Promise.all([
@@ -104,6 +106,33 @@ export class ServiceBusAdmin implements QueueAdmin {
         ]),
       );
       const info = toQueueInfo(properties, runtime.createdAt);
+      return source === undefined ? info : { ...info, name, fifo: false, deadLetterQueue: null };
+    } catch (error) {
+      const failure = this.#failed(error, `getQueue ${name}`);
+      if (failure.code === "QueueNotFound") return null;
+      throw failure;
+    }
+  }
+
+  /** A subscription's path as a queue (or its dead-letter queue), from the subscription's settings. */
+  async #getSubscriptionQueue(
+    name: string,
+    source: string | undefined,
+    { topic, subscription }: { topic: string; subscription: string },
+  ): Promise<QueueInfo | null> {
+    try {
+      const [properties, runtime] = await this.#call((abortSignal) =>
+        Promise.all([
+          this.#admin.getSubscription(topic, subscription, { abortSignal }),
+          this.#admin.getSubscriptionRuntimeProperties(topic, subscription, { abortSignal }),
+        ]),
+      );
+      const {
+        topic: _topic,
+        subscription: _name,
+        forwardTo: _forward,
+        ...info
+      } = toSubscriptionInfo(properties, runtime.createdAt);
       return source === undefined ? info : { ...info, name, fifo: false, deadLetterQueue: null };
     } catch (error) {
       const failure = this.#failed(error, `getQueue ${name}`);
@@ -121,9 +150,7 @@ export class ServiceBusAdmin implements QueueAdmin {
     validateQueueName(name);
     const source = deadLetterSource(name);
     try {
-      const runtime = await this.#call((abortSignal) =>
-        this.#admin.getQueueRuntimeProperties(source ?? name, { abortSignal }),
-      );
+      const runtime = await this.#call((abortSignal) => this.#runtime(source ?? name, abortSignal));
       if (source !== undefined)
         return { active: runtime.deadLetterMessageCount, inFlight: 0, delayed: 0, deadLettered: 0 };
       return {
@@ -135,6 +162,25 @@ export class ServiceBusAdmin implements QueueAdmin {
     } catch (error) {
       throw this.#failed(error, `getQueueStats ${name}`);
     }
+  }
+
+  /**
+   * A queue's counts, or a subscription's: Service Bus gives a subscription no count of scheduled
+   * messages, so those are what its total holds beyond its active messages and dead letters.
+   */
+  async #runtime(
+    name: string,
+    abortSignal: AbortSignal,
+  ): Promise<{ activeMessageCount: number; scheduledMessageCount: number; deadLetterMessageCount: number }> {
+    const subscription = parseSubscriptionPath(name);
+    if (subscription === undefined) return this.#admin.getQueueRuntimeProperties(name, { abortSignal });
+    const runtime = await this.#admin.getSubscriptionRuntimeProperties(
+      subscription.topic,
+      subscription.subscription,
+      { abortSignal },
+    );
+    const scheduled = runtime.totalMessageCount - runtime.activeMessageCount - runtime.deadLetterMessageCount;
+    return { ...runtime, scheduledMessageCount: Math.max(0, scheduled) };
   }
 
   /**
@@ -217,6 +263,11 @@ export class ServiceBusAdmin implements QueueAdmin {
       );
     const destination = target ?? source;
     validateQueueName(destination);
+    if (parseSubscriptionPath(destination) !== undefined)
+      throw new QueueError(
+        "Unsupported",
+        `Service Bus cannot send to subscription ${destination}: only its topic takes messages, and every subscription whose rules match would get them again`,
+      );
     const to = await this.getQueue(destination);
     if (to === null) throw new QueueError("QueueNotFound", `queue ${destination} does not exist`);
     const sessionOf = (message: ServiceBusReceivedMessage) =>
@@ -291,34 +342,6 @@ export class ServiceBusAdmin implements QueueAdmin {
   #failed(error: unknown, what: string): QueueError {
     return fromSdkError(error, what, this.#redact);
   }
-}
-
-/** The Service Bus settings of queue-runtime's queue options; what Service Bus cannot do is refused, never dropped. */
-function createOptions(options: QueueOptions): CreateQueueOptions {
-  if (options.deadLetterQueue !== undefined)
-    throw new QueueError(
-      "Unsupported",
-      `Service Bus keeps every queue's dead letters in <queue>${DEAD_LETTER_SUFFIX}; deadLetterQueue cannot name another`,
-    );
-  if (options.defaultDelayMs !== undefined && options.defaultDelayMs > 0)
-    throw new QueueError(
-      "Unsupported",
-      "Service Bus queues have no default delay; send each message with delayMs",
-    );
-  const settings: CreateQueueOptions = {};
-  if (options.fifo === true || options.requiresSession === true) settings.requiresSession = true;
-  if (options.lockDurationMs !== undefined) settings.lockDuration = formatIsoDuration(options.lockDurationMs);
-  if (options.maxDeliveryCount !== undefined)
-    settings.maxDeliveryCount = options.maxDeliveryCount ?? UNLIMITED_DELIVERIES;
-  if (options.defaultTimeToLiveMs !== undefined)
-    settings.defaultMessageTimeToLive = formatIsoDuration(options.defaultTimeToLiveMs);
-  if (options.deadLetterOnExpiration !== undefined)
-    settings.deadLetteringOnMessageExpiration = options.deadLetterOnExpiration;
-  if (options.deduplicationWindowMs !== undefined && options.deduplicationWindowMs > 0) {
-    settings.requiresDuplicateDetection = true;
-    settings.duplicateDetectionHistoryTimeWindow = formatIsoDuration(options.deduplicationWindowMs);
-  }
-  return settings;
 }
 
 /** A queue's settings in queue-runtime's terms. */

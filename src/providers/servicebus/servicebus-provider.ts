@@ -13,6 +13,7 @@ import type {
   OutgoingMessage,
   QueueProvider,
   SessionProvider,
+  TopicProvider,
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
@@ -24,8 +25,9 @@ import { fromSdkError, isAbort } from "./errors.js";
 import { HeldLocks } from "./held-locks.js";
 import { Links } from "./links.js";
 import { deadLetterOptions, deadLetterSource, toDelivery } from "./message-mapping.js";
-import { sendInBatches } from "./send-batches.js";
+import { sendThroughLinks } from "./send-batches.js";
 import { ServiceBusAdmin } from "./servicebus-admin.js";
+import { ServiceBusTopics } from "./servicebus-topics.js";
 import { acceptSdkSession, MIN_RECEIVE_WAIT_MS, ServiceBusSession, type SessionDeps } from "./sessions.js";
 import { Settlement } from "./settlement.js";
 
@@ -47,8 +49,8 @@ export const SERVICE_BUS_CAPABILITIES: Capabilities = Object.freeze({
   timeToLive: true,
   redrive: true,
   peek: true,
-  topics: false,
-  filters: [],
+  topics: true,
+  filters: ["correlation", "sql"] as const,
   lockedCount: false,
 });
 
@@ -77,6 +79,7 @@ export class ServiceBusProvider implements QueueProvider {
   readonly providerType = "servicebus";
   readonly capabilities: Capabilities = SERVICE_BUS_CAPABILITIES;
   readonly admin: QueueAdmin;
+  readonly topics: TopicProvider;
   readonly #connection: ServiceBusConnection;
   readonly #clock: Clock;
   readonly #createQueues: boolean;
@@ -118,9 +121,18 @@ export class ServiceBusProvider implements QueueProvider {
       redact: this.#connection.redact,
       signal: this.#closing.signal,
     });
+    this.topics = new ServiceBusTopics({
+      admin: this.#connection.admin,
+      links: this.#links,
+      clock: this.#clock,
+      redact: this.#connection.redact,
+      signal: this.#closing.signal,
+      createQueues: this.#createQueues,
+      maxMessageBytes: SERVICE_BUS_MAX_MESSAGE_BYTES,
+    });
   }
 
-  /** The SDK client underneath, for what queue-runtime does not cover (topics, rules, transactions). */
+  /** The SDK client underneath, for what queue-runtime does not cover (rule actions, transactions). */
   get sdkClient(): ServiceBusClient {
     return this.#connection.client;
   }
@@ -151,25 +163,15 @@ export class ServiceBusProvider implements QueueProvider {
     }
   }
 
-  /** Sends through the queue's sender; a sender that failed otherwise than by refusing the messages is made again next time. */
-  async #send(
+  /** Sends through the queue's sender. */
+  #send(
     queue: string,
     messages: readonly OutgoingMessage[],
     context: OperationContext,
   ): Promise<BatchEntryResult[]> {
-    const sender = this.#links.sender(queue);
-    try {
-      // Each SDK call gets a signal of its own: the SDK leaves a listener on every signal it is given.
-      return await withOwnSignal(context.signal, (signal) =>
-        sendInBatches(sender, messages, this.#clock.now(), signal, (error) =>
-          fromSdkError(error, `sendMessages to ${queue}`, this.#connection.redact),
-        ),
-      );
-    } catch (error) {
-      if (!QueueError.is(error, "Validation") && !QueueError.is(error, "MessageTooLarge"))
-        this.#links.dropSender(queue, sender);
-      throw error;
-    }
+    return sendThroughLinks(this.#links, queue, messages, this.#clock.now(), context.signal, (error) =>
+      fromSdkError(error, `sendMessages to ${queue}`, this.#connection.redact),
+    );
   }
 
   async receiveMessages(

@@ -1,9 +1,9 @@
-import { bestOfRounds, type Measurement, measure } from "../lib.js";
+import { bestOfRounds, type Measurement, measure, type Runs } from "../lib.js";
 import { copiesFor, copiesHeld, copiesOf } from "./orders.js";
 import type { TopicSide, TopicStore } from "./topic-side.js";
 
 /** Rounds the publish and the send take turns over (the machine is shared: the best of each is kept). */
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.TOPICS_BENCH_ROUNDS ?? 5);
 
 /** One fan-out's figures on one store. */
 export interface FanOutResult {
@@ -16,10 +16,19 @@ export interface FanOutResult {
   readonly keptSend: Measurement;
   /** Every copy of a publish of the store's messages received and completed, in batches of 10. */
   readonly drain: Measurement;
+  /** Every run of each contender, µs per message, one line each: how noisy the machine was. */
+  readonly runs: readonly string[];
 }
 
-/** The publish's best run and the plain send's. */
-type PublishAndSend = [publish: Measurement, send: Measurement];
+/** The publish's best run and the plain send's, and every run of both as {@link FanOutResult.runs} lines. */
+interface PublishAndSend {
+  readonly best: [publish: Measurement, send: Measurement];
+  readonly runs: readonly string[];
+}
+
+/** A contender's runs as one line: its name and each run's µs per message, in the order they ran. */
+const runsLine = ({ best, all }: Runs): string =>
+  `${best.name}: ${all.map((run) => ((run.ms * 1000) / run.items).toFixed(0)).join(", ")} µs`;
 
 /** Receives and completes what a publish (or a send, `"plain"`) of order `index` left, every subscription at once, as their consumers would. */
 async function takeCopies(side: TopicSide, subscriptions: number | "plain", index: number): Promise<void> {
@@ -86,10 +95,13 @@ async function publishAndSend(store: TopicStore, subscriptions: number): Promise
         }),
       );
   const [publish, send] = await bestOfRounds(ROUNDS, calls(store, subscriptions, "").map(timed));
-  return [
-    { ...publish!.best, note: `${copiesOf(subscriptions, store.messages)} copies` },
-    { ...send!.best, note: "floor: one plain send" },
-  ];
+  return {
+    best: [
+      { ...publish!.best, note: `${copiesOf(subscriptions, store.messages)} copies` },
+      { ...send!.best, note: "floor: one plain send" },
+    ],
+    runs: [runsLine(publish!), runsLine(send!)],
+  };
 }
 
 /**
@@ -115,7 +127,10 @@ async function publishAndSendKeepingUp(store: TopicStore, subscriptions: number)
     ROUNDS,
     calls(store, subscriptions, ", consumers keeping up").map(timed),
   );
-  return [publish!.best, { ...send!.best, note: "floor: one plain send" }];
+  return {
+    best: [publish!.best, { ...send!.best, note: "floor: one plain send" }],
+    runs: [runsLine(publish!), runsLine(send!)],
+  };
 }
 
 /** Receives and completes every copy a publish of the store's messages made, subscription by subscription, in batches of 10. */
@@ -135,8 +150,10 @@ function drainCopies(store: TopicStore, subscriptions: number): Promise<Measurem
 
 /** The contest on one store at one fan-out: publish against plain send in both states, then the drain. */
 export async function contest(store: TopicStore, subscriptions: number): Promise<FanOutResult> {
-  const [publish, send] = await publishAndSend(store, subscriptions);
-  const [keptPublish, keptSend] = await publishAndSendKeepingUp(store, subscriptions);
+  const idle = await publishAndSend(store, subscriptions);
+  const kept = await publishAndSendKeepingUp(store, subscriptions);
   const drain = await drainCopies(store, subscriptions);
-  return { subscriptions, publish, send, keptPublish, keptSend, drain };
+  const [publish, send] = idle.best;
+  const [keptPublish, keptSend] = kept.best;
+  return { subscriptions, publish, send, keptPublish, keptSend, drain, runs: [...idle.runs, ...kept.runs] };
 }

@@ -27,6 +27,7 @@ export function printFanOut(store: TopicStore, result: FanOutResult): void {
     [keptPublish, keptSend],
     keptSend.name,
   );
+  console.log(`\nEach run, in the order they ran:\n\n${result.runs.map((line) => `- ${line}`).join("\n")}`);
 }
 
 /** Prints a store's fan-outs as one table, the shape docs/benchmarks.md keeps. */

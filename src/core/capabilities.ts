@@ -36,4 +36,14 @@ export interface Capabilities {
   readonly topics: boolean;
   /** The kinds of subscription filter the provider evaluates; a rule of another kind is `Unsupported`. */
   readonly filters: readonly FilterKind[];
+  /**
+   * Whether `admin.redrive` moves a subscription's dead letters back into the subscription
+   * (Service Bus sends only to a topic: there it is `Unsupported`).
+   */
+  readonly subscriptionRedrive: boolean;
+  /**
+   * Whether queues and topics name themselves apart, so a queue and a topic may share a name
+   * (`"apart"`), or share one namespace of names (`"one"`: Service Bus, `QueueAlreadyExists`).
+   */
+  readonly entityNames: "apart" | "one";
 }

@@ -20,6 +20,8 @@ export function fullCapabilities(maxMessageBytes: number, maxBatchSize: number):
     peek: true,
     topics: false,
     filters: [],
+    subscriptionRedrive: true,
+    entityNames: "apart",
   });
 }
 

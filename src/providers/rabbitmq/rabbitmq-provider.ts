@@ -76,6 +76,9 @@ export function rabbitMqCapabilities(maxMessageBytes: number): Capabilities {
     // A topic is a headers exchange: the broker evaluates correlation filters, as bindings.
     topics: true,
     filters: RABBITMQ_FILTERS,
+    subscriptionRedrive: true,
+    // Exchanges and queues are apart in AMQP: a topic's exchange and a queue may share a name.
+    entityNames: "apart",
   });
 }
 

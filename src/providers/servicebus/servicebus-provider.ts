@@ -51,6 +51,9 @@ export const SERVICE_BUS_CAPABILITIES: Capabilities = Object.freeze({
   peek: true,
   topics: true,
   filters: ["correlation", "sql"] as const,
+  // Service Bus sends only to a topic, and its queues and topics share one namespace of names.
+  subscriptionRedrive: false,
+  entityNames: "one",
   lockedCount: false,
 });
 

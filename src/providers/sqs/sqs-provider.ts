@@ -47,6 +47,8 @@ export const SQS_CAPABILITIES: Capabilities = Object.freeze({
   peek: false,
   topics: false,
   filters: [],
+  subscriptionRedrive: false,
+  entityNames: "apart",
   lockedCount: true,
 });
 

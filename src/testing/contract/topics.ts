@@ -584,6 +584,7 @@ export function topicCases(suite: Suite): void {
     async (h, context) => {
       const client = await topicClient(suite, h, context, "C92");
       suite.requires(context, "C92", client.capabilities.redrive, "redrive");
+      suite.requires(context, "C92", client.capabilities.subscriptionRedrive, "subscriptionRedrive");
       const topic = await newTopic(h, client);
       const path = await subscribe(h, client, topic, "retried");
       const other = await subscribe(h, client, topic, "other");
@@ -752,14 +753,18 @@ export function topicCases(suite: Suite): void {
 
   contractCase(
     suite,
-    "C98 listQueues shows no subscription nor its dead-letter queue; a queue and a topic may share a name",
+    "C98 listQueues shows no subscription nor its dead-letter queue; a queue and a topic share a name where names are apart, and are refused one where there is one namespace",
     async (h, context) => {
       const client = await topicClient(suite, h, context, "C98");
       const name = await h.queue(client);
-      await client.admin.createTopic(name);
-      const path = await subscribe(h, client, name, "shared");
+      const topic = client.capabilities.entityNames === "apart" ? name : await newTopic(h, client);
+      if (client.capabilities.entityNames === "one") {
+        await expectCode(client.admin.createTopic(name), "QueueAlreadyExists");
+        await expectCode(client.admin.createQueue(topic), "QueueAlreadyExists");
+      } else await client.admin.createTopic(name);
+      const path = await subscribe(h, client, topic, "shared");
       await client.sendMessage(name, "to the queue");
-      await client.publishMessage(name, "to the topic");
+      await client.publishMessage(topic, "to the topic");
       expect(await drainBodies(h, client, name, 1)).toEqual(["to the queue"]);
       const copy = await client.receiveMessage(path, waitMs(h));
       expect(copy?.text()).toBe("to the topic");

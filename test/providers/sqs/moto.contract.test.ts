@@ -50,8 +50,8 @@ const SUITE = "sqs on moto";
 // moto answers a receive in tens of milliseconds under load: a 1 s lock can end between two steps of a case.
 const LOCK_MS = 3_000;
 
-// moto's send scans the whole queue, so C01's 1,000 concurrent sends take about 15 s.
-vi.setConfig({ testTimeout: 45_000 });
+// moto's send scans the whole queue, so C01's 1,000 concurrent sends take about 15 s (more beside another test file).
+vi.setConfig({ testTimeout: 90_000 });
 
 const python = findMotoPython();
 

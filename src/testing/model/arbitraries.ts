@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import type { Capabilities } from "../../core/capabilities.js";
+import type { FilterKind } from "../../core/topics.js";
 import {
   AcceptSession,
   Advance,
@@ -40,6 +41,10 @@ export interface ModelGiven {
   readonly subqueues: boolean;
   /** Whether runs may move time: delays, short locks and windows, advancing the clock (not on a broker's own clock). */
   readonly timed: boolean;
+  /** Topics, subscriptions and publishing (`capabilities.topics`). */
+  readonly topics: boolean;
+  /** The kinds of filter the provider evaluates, which its subscriptions' rules are made of. */
+  readonly filters: readonly FilterKind[];
 }
 
 /** What a provider with these capabilities and semantics is given. */
@@ -53,6 +58,8 @@ export function givenBy(capabilities: Capabilities, semantics: ModelOptions = {}
     defaultDelays: semantics.defaultDelays !== false,
     subqueues: semantics.deadLetterQueues === "subqueue",
     timed,
+    topics: capabilities.topics,
+    filters: capabilities.filters,
   };
 }
 
@@ -105,7 +112,8 @@ function queueNames(given: ModelGiven): QueueNames {
     withSessions: fc.constantFrom(FIFO_QUEUE, FIFO_QUEUE, FIFO_QUEUE, "qa"),
   };
 }
-const sessionId = fc.constantFrom(...SESSION_IDS);
+/** A session id of the few messages name. */
+export const sessionId = fc.constantFrom(...SESSION_IDS);
 const offset = fc.constantFrom(-1, 0, 1);
 
 /** Queue options as the runs vary them: short locks, few deliveries, with and without dead-letter queue, delays, time to live and deduplication. */
@@ -132,7 +140,7 @@ export function queueOptionsArbitrary(given: ModelGiven): fc.Arbitrary<ModelQueu
 }
 
 /** A message's options: delays at the edges, time to live where the provider has it, deduplication ids and sessions. */
-function sendOptions(given: ModelGiven): fc.Arbitrary<Omit<ModelSend, "body">> {
+export function sendOptions(given: ModelGiven): fc.Arbitrary<Omit<ModelSend, "body">> {
   return fc.record(
     {
       delayMs: given.timed ? fc.constantFrom(0, 1, 999, 1_000, 2_500) : fc.constant(0),
@@ -145,7 +153,7 @@ function sendOptions(given: ModelGiven): fc.Arbitrary<Omit<ModelSend, "body">> {
 }
 
 /** Batch sizes at the edges: one, the engine's limit of 10, and past it. */
-const batchSize = fc.constantFrom(1, 2, 10, 11);
+export const batchSize = fc.constantFrom(1, 2, 10, 11);
 
 const sessionStep: fc.Arbitrary<SessionStep> = fc.oneof(
   {
@@ -187,7 +195,10 @@ const advanceBy: fc.Arbitrary<AdvanceBy> = fc.oneof(
 );
 
 /** `weight` copies of an arbitrary: fast-check picks among the commands evenly. */
-function weighted(weight: number, arbitrary: fc.Arbitrary<WorldCommand>): fc.Arbitrary<WorldCommand>[] {
+export function weighted(
+  weight: number,
+  arbitrary: fc.Arbitrary<WorldCommand>,
+): fc.Arbitrary<WorldCommand>[] {
   return Array.from({ length: weight }, () => arbitrary);
 }
 

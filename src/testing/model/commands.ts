@@ -82,12 +82,7 @@ export class SendBatch implements WorldCommand {
     const real = await realBatchOutcome(() => world.client.sendMessages(this.queue, messages));
     const both = sameOutcome(label, model, real);
     if (both === undefined) return;
-    const entries = both.model.map((entry) => ("body" in entry ? "sent" : entry.code));
-    sameValue(
-      label,
-      entries,
-      both.real.map((entry) => (entry.ok ? "sent" : entry.error.code)),
-    );
+    sameEntries(label, both.model, both.real);
     const sent = messages.filter((_, index) => "body" in both.model[index]!).map((message) => message.body);
     world.matchIds(
       label,
@@ -102,8 +97,21 @@ export class SendBatch implements WorldCommand {
   }
 }
 
+/** Compares a batch's entries: which went on both sides, and the code of each that did not. */
+export function sameEntries(
+  label: string,
+  model: readonly ({ readonly body: string } | { readonly code: string })[],
+  real: readonly BatchEntryResult[],
+): void {
+  sameValue(
+    label,
+    model.map((entry) => ("body" in entry ? "sent" : entry.code)),
+    real.map((entry) => (entry.ok ? "sent" : entry.error.code)),
+  );
+}
+
 /** A batch send's outcome per entry: a partial failure is an answer too, its results in the error. */
-async function realBatchOutcome(call: () => Promise<string[]>): Promise<Outcome<BatchEntryResult[]>> {
+export async function realBatchOutcome(call: () => Promise<string[]>): Promise<Outcome<BatchEntryResult[]>> {
   const outcome = await realOutcome(call);
   if (outcome.ok) return { ok: true, value: outcome.value.map((messageId) => ({ ok: true, messageId })) };
   if (outcome.code !== "PartialBatchFailure") return outcome;

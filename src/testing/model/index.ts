@@ -3,9 +3,17 @@ import fc from "fast-check";
 import { describe, test } from "vitest";
 import { VirtualClock } from "../../core/clock.js";
 import type { QueueClient } from "../../core/queue-client.js";
-import { commandArbitraries, givenBy, queueOptionsArbitrary } from "./arbitraries.js";
+import { commandArbitraries, givenBy, type ModelGiven, queueOptionsArbitrary } from "./arbitraries.js";
 import { CreateQueue, FIFO_QUEUE, type WorldCommand } from "./commands.js";
 import type { ModelOptions, ModelQueueOptions } from "./queue-model.js";
+import {
+  STARTING_SUBSCRIPTION,
+  startingSubscription,
+  TOPIC,
+  topicCommandArbitraries,
+} from "./topic-arbitraries.js";
+import { TopicCall } from "./topic-commands.js";
+import type { ModelSubscriptionOptions } from "./topic-model.js";
 import { World } from "./world.js";
 
 /** What `makeClient` is told for each client a run asks for. */
@@ -85,24 +93,56 @@ export async function assertAgainstModel(
   const probe = await makeClient({ clock: new VirtualClock(), namespace: newNamespace() });
   const given = givenBy(probe.capabilities, options.model);
   await probe.close();
-  const commands = commandArbitraries(given).map((arbitrary) =>
-    arbitrary.map((command) => new Compared(command)),
-  );
   const queueOptions = queueOptionsArbitrary(given);
   await fc.assert(
     fc.asyncProperty(
       queueOptions,
       queueOptions,
-      fc.commands(commands, { maxCommands: options.maxCommands ?? 40, size: "max" }),
-      (standard, fifo, steps) =>
+      runPlans(given, options.maxCommands ?? 40),
+      (standard, fifo, plan) =>
         inWorld(makeClient, options.model, async (world) => {
-          // Every run starts with a standard and a FIFO queue, so few runs are spent on QueueNotFound alone.
-          await new Compared(new CreateQueue("qa", standard)).run(world, world);
-          await new Compared(new CreateQueue(FIFO_QUEUE, fifo)).run(world, world);
-          await fc.asyncModelRun(() => ({ model: world, real: world }), steps);
+          await start({ standard, fifo, subscription: plan.subscription }, (command) =>
+            new Compared(command).run(world, world),
+          );
+          await fc.asyncModelRun(() => ({ model: world, real: world }), plan.steps);
         }),
     ),
     { numRuns: options.numRuns ?? 100, seed: options.seed },
+  );
+}
+
+/** A run's steps, and the options of the subscription a topic run starts with (none in a run of queues). */
+interface RunPlan {
+  readonly subscription: ModelSubscriptionOptions | undefined;
+  readonly steps: Iterable<WorldCommand>;
+}
+
+/**
+ * The runs: of queues alone, and where the provider has topics a topic run in five, which starts
+ * with a topic and a subscription and adds topic commands to the queue commands. Every step of a
+ * run with a subscription compares its queues too, so topic runs are kept to a share that costs
+ * little more time, while the other runs stay what they were before topics came.
+ */
+function runPlans(given: ModelGiven, maxCommands: number): fc.Arbitrary<RunPlan> {
+  const steps = (arbitraries: fc.Arbitrary<WorldCommand>[]) =>
+    fc.commands(
+      arbitraries.map((arbitrary) => arbitrary.map((command): WorldCommand => new Compared(command))),
+      { maxCommands, size: "max" },
+    );
+  const queues = commandArbitraries(given);
+  const queueRuns = steps(queues).map((commands): RunPlan => ({ subscription: undefined, steps: commands }));
+  if (!given.topics) return queueRuns;
+  return fc.oneof(
+    { weight: 4, arbitrary: queueRuns },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        subscription: startingSubscription(given).map(
+          (options) => options as ModelSubscriptionOptions | undefined,
+        ),
+        steps: steps([...queues, ...topicCommandArbitraries(given)]),
+      }),
+    },
   );
 }
 
@@ -114,6 +154,8 @@ export interface ReplayOptions {
   fifo?: ModelQueueOptions;
   /** Compare every queue's state after each step, as the runs do (default: only each command's answer). */
   compareState?: boolean;
+  /** A topic run's: the options of subscription `a` of topic `ta`, made after the queues (default: no topic). */
+  subscription?: ModelSubscriptionOptions;
 }
 
 /**
@@ -130,10 +172,34 @@ export async function replayAgainstModel(
   await inWorld(makeClient, options.model, async (world) => {
     const compare = (command: WorldCommand) =>
       options.compareState ? new Compared(command).run(world, world) : command.run(world, world);
-    await compare(new CreateQueue("qa", first));
-    await compare(new CreateQueue(FIFO_QUEUE, options.fifo ?? {}));
+    await start({ standard: first, fifo: options.fifo ?? {}, subscription: options.subscription }, compare);
     for (const step of steps) await compare(step);
   });
+}
+
+/** The options of what a run starts with. */
+interface RunStart {
+  readonly standard: ModelQueueOptions;
+  readonly fifo: ModelQueueOptions;
+  readonly subscription: ModelSubscriptionOptions | undefined;
+}
+
+/**
+ * How every run starts: with a standard and a FIFO queue, so few runs are spent on QueueNotFound
+ * alone; a topic run also with topic `ta` and its subscription `a`.
+ */
+async function start(setup: RunStart, run: (command: WorldCommand) => Promise<void>): Promise<void> {
+  await run(new CreateQueue("qa", setup.standard));
+  await run(new CreateQueue(FIFO_QUEUE, setup.fifo));
+  if (setup.subscription === undefined) return;
+  await run(new TopicCall(TOPIC, { kind: "createTopic", options: {} }));
+  await run(
+    new TopicCall(TOPIC, {
+      kind: "createSubscription",
+      subscription: STARTING_SUBSCRIPTION,
+      options: setup.subscription,
+    }),
+  );
 }
 
 /** Runs `use` in a fresh world: two clients of the provider sharing a namespace and a virtual clock, closed after. */

@@ -1,5 +1,6 @@
 import type { QueueStats } from "../../core/admin.js";
 import { QueueError } from "../../core/errors.js";
+import { belongsToTopic, subscriptionDeadLetterQueue } from "../../rules/topic-records.js";
 
 /**
  * A reference model of the shared semantics (docs: shared/spec/semantics.md), standard and FIFO
@@ -332,6 +333,21 @@ export class QueueModel {
 
   /** Creates a queue and, unless told not to, its dead-letter queue (`<name>-dlq`) when that does not exist. */
   createQueue(name: string, options: ModelQueueOptions = {}): void {
+    if (belongsToTopic(name))
+      throw new QueueError(
+        "Validation",
+        `${name} names a subscription of a topic: createSubscription makes it`,
+      );
+    this.#create(name, options, deadLetterQueueName(name));
+  }
+
+  /** Creates the queue of a subscription's path, its dead letters in `<path>/$deadletterqueue` unless told otherwise. */
+  createSubscriptionQueue(path: string, options: ModelQueueOptions): void {
+    this.#create(path, options, subscriptionDeadLetterQueue(path));
+  }
+
+  // A queue of `name`; `deadLetters` is the dead-letter queue it gets when its options name none.
+  #create(name: string, options: ModelQueueOptions, deadLetters: string): void {
     const subqueues = this.#options.deadLetterQueues === "subqueue";
     if (subqueues && options.deadLetterQueue !== undefined)
       throw new QueueError("Unsupported", "every queue keeps its dead letters in its own sub-queue");
@@ -347,7 +363,7 @@ export class QueueModel {
       deadLetterQueue: subqueues
         ? `${name}${DEAD_LETTER_SUBQUEUE}`
         : options.deadLetterQueue === undefined
-          ? deadLetterQueueName(name)
+          ? deadLetters
           : options.deadLetterQueue,
       defaultDelayMs: options.defaultDelayMs ?? 0,
       defaultTimeToLiveMs: options.defaultTimeToLiveMs ?? null,
@@ -361,12 +377,28 @@ export class QueueModel {
   /** Deletes a queue with its messages, sessions and duplicates; its dead-letter queue stays, unless it is its sub-queue. */
   deleteQueue(name: string): void {
     const queue = this.#queue(name);
+    if (belongsToTopic(name))
+      throw new QueueError("Validation", `${name} belongs to a subscription: deleteSubscription removes it`);
     const [source] = this.#sourcesOf(name);
     if (source !== undefined && this.#options.deadLetterQueueDeletion === "refused")
       throw new QueueError("Validation", `queue ${name} is the dead-letter queue of ${source.name}`);
     this.#queues.delete(name);
     if (this.#options.deadLetterQueues === "subqueue" && queue.settings.deadLetterQueue !== null)
       this.#queues.delete(queue.settings.deadLetterQueue);
+  }
+
+  /** Deletes a subscription's queue and the dead-letter queue made for it (a queue of its own that it names stays). */
+  deleteSubscriptionQueue(path: string): void {
+    const deadLetters = this.#queue(path).settings.deadLetterQueue;
+    this.#queues.delete(path);
+    if (deadLetters !== null && belongsToTopic(deadLetters)) this.#queues.delete(deadLetters);
+  }
+
+  /** Why a send of `message` to `queueName` would be refused, if it would (a publish checks every copy before making any). */
+  refusal(queueName: string, message: ModelSend): QueueError | undefined {
+    const queue = this.#queues.get(queueName);
+    if (queue === undefined) return new QueueError("QueueNotFound", `queue ${queueName} does not exist`);
+    return this.#refusal(queue, message);
   }
 
   /** Sends a message; returns the body of the message stored (the original one for a repeated deduplication id). */

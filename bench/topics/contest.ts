@@ -2,33 +2,24 @@ import { bestOfRounds, type Measurement, measure, type Runs } from "../lib.js";
 import { copiesFor, copiesHeld, copiesOf } from "./orders.js";
 import type { TopicSide, TopicStore } from "./topic-side.js";
 
-/** Rounds the publish and the send take turns over (the machine is shared: the best of each is kept). */
+/** Rounds the publish and the send take turns over (the machine is shared: each one's best and median are compared). */
 const ROUNDS = Number(process.env.TOPICS_BENCH_ROUNDS ?? 5);
 
-/** One fan-out's figures on one store. */
+/** One fan-out's figures on one store: every run of each contender, and the drain. */
 export interface FanOutResult {
   readonly subscriptions: number;
   /** Publish and plain send, nothing drained meanwhile. */
-  readonly publish: Measurement;
-  readonly send: Measurement;
+  readonly publish: Runs;
+  readonly send: Runs;
   /** Publish and plain send, consumers keeping up (only the publish's and the send's own time). */
-  readonly keptPublish: Measurement;
-  readonly keptSend: Measurement;
+  readonly keptPublish: Runs;
+  readonly keptSend: Runs;
   /** Every copy of a publish of the store's messages received and completed, in batches of 10. */
   readonly drain: Measurement;
-  /** Every run of each contender, µs per message, one line each: how noisy the machine was. */
-  readonly runs: readonly string[];
 }
 
-/** The publish's best run and the plain send's, and every run of both as {@link FanOutResult.runs} lines. */
-interface PublishAndSend {
-  readonly best: [publish: Measurement, send: Measurement];
-  readonly runs: readonly string[];
-}
-
-/** A contender's runs as one line: its name and each run's µs per message, in the order they ran. */
-const runsLine = ({ best, all }: Runs): string =>
-  `${best.name}: ${all.map((run) => ((run.ms * 1000) / run.items).toFixed(0)).join(", ")} µs`;
+/** The publish's runs and the plain send's, taking turns. */
+type PublishAndSend = [publish: Runs, send: Runs];
 
 /** Receives and completes what a publish (or a send, `"plain"`) of order `index` left, every subscription at once, as their consumers would. */
 async function takeCopies(side: TopicSide, subscriptions: number | "plain", index: number): Promise<void> {
@@ -95,13 +86,7 @@ async function publishAndSend(store: TopicStore, subscriptions: number): Promise
         }),
       );
   const [publish, send] = await bestOfRounds(ROUNDS, calls(store, subscriptions, "").map(timed));
-  return {
-    best: [
-      { ...publish!.best, note: `${copiesOf(subscriptions, store.messages)} copies` },
-      { ...send!.best, note: "floor: one plain send" },
-    ],
-    runs: [runsLine(publish!), runsLine(send!)],
-  };
+  return [publish!, send!];
 }
 
 /**
@@ -127,10 +112,7 @@ async function publishAndSendKeepingUp(store: TopicStore, subscriptions: number)
     ROUNDS,
     calls(store, subscriptions, ", consumers keeping up").map(timed),
   );
-  return {
-    best: [publish!.best, { ...send!.best, note: "floor: one plain send" }],
-    runs: [runsLine(publish!), runsLine(send!)],
-  };
+  return [publish!, send!];
 }
 
 /** Receives and completes every copy a publish of the store's messages made, subscription by subscription, in batches of 10. */
@@ -150,10 +132,8 @@ function drainCopies(store: TopicStore, subscriptions: number): Promise<Measurem
 
 /** The contest on one store at one fan-out: publish against plain send in both states, then the drain. */
 export async function contest(store: TopicStore, subscriptions: number): Promise<FanOutResult> {
-  const idle = await publishAndSend(store, subscriptions);
-  const kept = await publishAndSendKeepingUp(store, subscriptions);
+  const [publish, send] = await publishAndSend(store, subscriptions);
+  const [keptPublish, keptSend] = await publishAndSendKeepingUp(store, subscriptions);
   const drain = await drainCopies(store, subscriptions);
-  const [publish, send] = idle.best;
-  const [keptPublish, keptSend] = kept.best;
-  return { subscriptions, publish, send, keptPublish, keptSend, drain, runs: [...idle.runs, ...kept.runs] };
+  return { subscriptions, publish, send, keptPublish, keptSend, drain };
 }

@@ -113,13 +113,10 @@ async function brokerContests(broker: Broker, goals: Goal[]): Promise<void> {
   goals.push(...judged);
 }
 
-/**
- * The brokers named after the suite's (`npm run bench -- brokers nats`), or every one when none is
- * named: the other arguments name suites, which no broker is called.
- */
-function chosenBrokers(): Broker[] {
+/** The brokers `args` name (`npm run bench -- brokers nats`), or every one when none is named. */
+function chosenBrokers(args: readonly string[]): Broker[] {
   const all = Object.keys(BROKERS) as Broker[];
-  const named = all.filter((broker) => process.argv.slice(2).includes(broker));
+  const named = all.filter((broker) => args.includes(broker));
   return named.length > 0 ? named : all;
 }
 
@@ -130,7 +127,7 @@ function chosenBrokers(): Broker[] {
  * one at a time; each contender in fresh processes over alternating rounds, each run on queues
  * or streams of its own, deleted afterwards.
  */
-export async function run(): Promise<void> {
+export async function run(args: readonly string[] = []): Promise<void> {
   const started = performance.now();
   console.log(
     `\nbrokers: best of ${ROUNDS} alternating rounds, each run in a fresh process (${RUNS_PER_PROCESS} runs there, ` +
@@ -138,7 +135,7 @@ export async function run(): Promise<void> {
       "the brokers run on this machine, their CPU is not counted.",
   );
   const goals: Goal[] = [];
-  for (const broker of chosenBrokers()) await brokerContests(broker, goals);
+  for (const broker of chosenBrokers(args)) await brokerContests(broker, goals);
   console.log("\n### Broker goals (issue 28)\n");
   if (goals.length === 0) console.log("- none judged: neither provider is available");
   for (const goal of goals) console.log(goalLine(goal));

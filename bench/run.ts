@@ -1,9 +1,9 @@
 import { printEnvironment } from "./lib.js";
 
-/** A benchmark suite: `npm run bench -- <name>` runs only the named ones. */
+/** A benchmark suite: `npm run bench -- <name> [arguments]` runs only the named one, given the arguments. */
 interface BenchSuite {
   readonly name: string;
-  readonly run: () => Promise<void>;
+  readonly run: (args: readonly string[]) => Promise<void>;
 }
 
 const suites: BenchSuite[] = [
@@ -20,13 +20,21 @@ const suites: BenchSuite[] = [
     run: async () => (await import("./servicebus-provider.bench.js")).run(),
   },
   { name: "consumer", run: async () => (await import("./consumer.bench.js")).run() },
-  { name: "brokers", run: async () => (await import("./brokers.bench.js")).run() },
-  { name: "topics", run: async () => (await import("./topics.bench.js")).run() },
+  { name: "brokers", run: async (args) => (await import("./brokers.bench.js")).run(args) },
+  { name: "topics", run: async (args) => (await import("./topics.bench.js")).run(args) },
 ];
 
-const wanted = process.argv.slice(2);
+// `npm run bench -- <suite> [arguments]`: the first word names the suite, the words after it are
+// the suite's own (`topics postgres` is the postgres part of the topics suite, not two suites).
+const [wanted, ...rest] = process.argv.slice(2);
+if (wanted !== undefined && !suites.some((suite) => suite.name === wanted)) {
+  console.error(
+    `no suite ${JSON.stringify(wanted)}; the suites: ${suites.map((suite) => suite.name).join(", ")}`,
+  );
+  process.exit(2);
+}
 printEnvironment();
 for (const suite of suites) {
-  if (wanted.length > 0 && !wanted.includes(suite.name)) continue;
-  await suite.run();
+  if (wanted !== undefined && suite.name !== wanted) continue;
+  await suite.run(rest);
 }

@@ -13,17 +13,9 @@ const STORES: readonly TopicStore[] = [SQLITE_TOPICS, POSTGRES_TOPICS, SERVICEBU
 const PARTS = ["sqlite", "postgres", "servicebus", "filters"] as const;
 type Part = (typeof PARTS)[number];
 
-/**
- * The parts asked for: the words after `topics` on the command line that name one, or
- * TOPICS_BENCH_PARTS (comma-separated); all of them when neither names any. The variable is there
- * because run.ts takes `sqlite`, `postgres` and `servicebus` for suites of their own too.
- */
-function partsWanted(): Part[] {
-  const words = [
-    ...process.argv.slice(process.argv.indexOf("topics") + 1),
-    ...(process.env.TOPICS_BENCH_PARTS?.split(",") ?? []),
-  ];
-  const named = PARTS.filter((part) => words.includes(part));
+/** The parts `args` name (`npm run bench -- topics postgres`); all of them when none is named. */
+function partsWanted(args: readonly string[]): Part[] {
+  const named = PARTS.filter((part) => args.includes(part));
   return named.length > 0 ? named : [...PARTS];
 }
 
@@ -40,8 +32,8 @@ async function onStore(store: TopicStore): Promise<string[]> {
 }
 
 /** `npm run bench -- topics [sqlite|postgres|servicebus|filters]`: publishing against plain sends on each store, draining the copies, and filter costs. */
-export async function run(): Promise<void> {
-  const parts = partsWanted();
+export async function run(args: readonly string[] = []): Promise<void> {
+  const parts = partsWanted(args);
   const goals: string[] = [];
   for (const store of STORES) if (parts.includes(store.key)) goals.push(...(await onStore(store)));
   if (parts.includes("filters"))

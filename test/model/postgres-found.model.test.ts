@@ -87,4 +87,17 @@ describe("found by the model: postgres", () => {
       ],
       { maxDeliveryCount: 1 },
     ));
+
+  // Not fixed yet (found by a campaign of 200 runs, fixed seed): the provider dead-letters with
+  // TTLExpired, where the engine and the model say MaxDeliveryCountExceeded, a message whose lock
+  // ends with its deliveries used up and its time to live ended while it was held (its expire()
+  // runs before make_due_ready()). The semantics name no order for the two reasons; C23 speaks of
+  // a message that expires before it is received. This test fails while they disagree.
+  test.fails("a held message out of deliveries and out of time is dead-lettered for its deliveries", () =>
+    replay({ maxDeliveryCount: 1 }, [
+      new Send("qa", { timeToLiveMs: 1 }),
+      new Receive("qa", 1),
+      new Advance({ kind: "fixed", ms: 31_000 }),
+      new Receive("qa-dlq", 1),
+    ]));
 });

@@ -134,9 +134,12 @@ export function topicCommandArbitraries(given: ModelGiven): fc.Arbitrary<WorldCo
  * A command on a subscription of the run's topic that exists when it runs (its queue, now and
  * then its dead-letter queue): one on a path that may not exist would mostly find none.
  */
-function onSubscription(make: fc.Arbitrary<(queue: string) => WorldCommand>): fc.Arbitrary<WorldCommand> {
+function onSubscription(
+  make: fc.Arbitrary<(queue: string) => WorldCommand>,
+  deadLetters = fc.constantFrom(false, false, false, true),
+): fc.Arbitrary<WorldCommand> {
   return fc
-    .tuple(fc.nat(2), fc.constantFrom(false, false, false, true), make)
+    .tuple(fc.nat(2), deadLetters, make)
     .map(([index, deadLetters, command]) => new OnSubscription(TOPIC, index, deadLetters, command));
 }
 
@@ -149,7 +152,10 @@ function onSubscriptionQueues(): fc.Arbitrary<WorldCommand> {
   const path = fc.constantFrom(...SUBSCRIPTIONS, FORWARDING).map((name) => subscriptionPath(TOPIC, name));
   return fc.oneof(
     onSubscription(fc.constant((queue: string) => new QueueAdminCall("purge", queue))),
-    onSubscription(fc.constant((queue: string) => new Redrive(queue, undefined))),
+    onSubscription(
+      fc.constant((queue: string) => new Redrive(queue, undefined)),
+      fc.constant(true),
+    ),
     path.map((queue) => new QueueAdminCall("deleteQueue", queue)),
     path.map((queue) => new CreateQueue(queue, {})),
   );
@@ -206,7 +212,8 @@ function topicCall(given: ModelGiven, topic: fc.Arbitrary<string>): fc.Arbitrary
 
 /**
  * A subscription's options: the forwarding one's queue and rules; the others' queue options as
- * the runs vary a queue's, a session now and then where sessions are native, and rules.
+ * the runs vary a queue's (but for dead letters), a session now and then where sessions are
+ * native, and rules.
  */
 function subscriptionOptions(
   given: ModelGiven,
@@ -231,9 +238,19 @@ function subscriptionOptions(
           ruled({ forwardTo, ...(given.subqueues ? {} : { deadLetterQueue: null }) }, chosen),
         )
     );
+  // Most keep their dead letters (in `<path>/$deadletterqueue`, read and redriven by the runs),
+  // where a queue's options as the runs vary them mostly have none.
+  const deadLetters = given.subqueues ? fc.constant(true) : fc.constantFrom(true, true, true, false);
   return fc
-    .tuple(queueOptionsArbitrary(given), rules, fc.constantFrom(false, false, given.sessions))
-    .map(([queue, chosen, requiresSession]) =>
-      ruled(requiresSession ? { ...queue, requiresSession } : queue, chosen),
+    .tuple(queueOptionsArbitrary(given), rules, fc.constantFrom(false, false, given.sessions), deadLetters)
+    .map(([{ deadLetterQueue, ...queue }, chosen, requiresSession, kept]) =>
+      ruled(
+        {
+          ...queue,
+          ...(kept ? {} : { deadLetterQueue: null }),
+          ...(requiresSession ? { requiresSession } : {}),
+        },
+        chosen,
+      ),
     );
 }

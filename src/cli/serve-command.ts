@@ -10,6 +10,7 @@ import { SqliteStore } from "../engine/sqlite/sqlite-store.js";
 import type { QueueStore } from "../engine/store.js";
 import { engineClient } from "../providers/engine/engine-client.js";
 import { SQLITE_POLL_INTERVAL_MS } from "../providers/sqlite/sqlite-provider.js";
+import { ServerMetrics } from "../server/metrics/server-metrics.js";
 import { type AnsweredRequest, SqsServer } from "../server/sqs/sqs-server.js";
 import { UsageError } from "./arguments.js";
 import { type Command, EXIT, failed } from "./command.js";
@@ -145,14 +146,16 @@ export async function serve(
     pollIntervalMs: storage.pollIntervalMs,
   });
   const dashboard = values["no-sqs"] ? undefined : dashboardOf(engine, storage, values.host);
+  // One set for every server of the process, so that each port's /metrics tells all of it.
+  const metrics = new ServerMetrics(engine);
   const server =
     dashboard === undefined
       ? undefined
-      : await startSqs(engine, values, port, credentials, dashboard.dashboard, log);
+      : await startSqs(engine, values, port, credentials, dashboard.dashboard, metrics, log);
   let endpoints: ServiceBusEndpoints | undefined;
   if (serviceBus !== undefined)
     try {
-      endpoints = await startServiceBus(engine, serviceBus, log, (error) =>
+      endpoints = await startServiceBus(engine, { ...serviceBus, metrics }, log, (error) =>
         log(`servicebus: ${error instanceof Error ? error.message : String(error)}`),
       );
     } catch (error) {
@@ -198,6 +201,7 @@ async function startSqs(
   port: number,
   credentials: { accessKeyId: string; secretAccessKey: string } | null,
   dashboard: Dashboard,
+  metrics: ServerMetrics,
   log: (line: string) => void,
 ): Promise<SqsServer> {
   let server: SqsServer;
@@ -205,6 +209,7 @@ async function startSqs(
     server = await SqsServer.start({
       engine,
       pages: dashboard,
+      metrics,
       host: values.host,
       port,
       region: values.region,
@@ -265,7 +270,7 @@ function shellWord(word: string): string {
 }
 
 /** The Service Bus endpoints' options when `--servicebus` is given; its flags without it are a mistake. */
-function serviceBusOptionsOf(values: ServeValues): ServiceBusServeOptions | undefined {
+function serviceBusOptionsOf(values: ServeValues): Omit<ServiceBusServeOptions, "metrics"> | undefined {
   const given = ["amqp-port", "admin-port", "config", "sas-key-name", "sas-key"].filter(
     (flag) => values[flag as keyof ServeValues] !== undefined,
   );

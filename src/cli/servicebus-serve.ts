@@ -1,5 +1,6 @@
 import { QueueError } from "../core/errors.js";
 import type { QueueEngine } from "../engine/queue-engine.js";
+import type { ServerMetrics } from "../server/metrics/server-metrics.js";
 import { ServiceBusAdminServer } from "../server/servicebus/admin/admin-server.js";
 import { applyEmulatorConfig, readEmulatorConfig } from "../server/servicebus/emulator-config.js";
 import { applyEmulatorTopics } from "../server/servicebus/emulator-topics.js";
@@ -15,6 +16,8 @@ export interface ServiceBusServeOptions {
   readonly configPath: string | undefined;
   readonly createQueues: boolean;
   readonly sasKey: SasKey | null;
+  /** The process's metrics, which both endpoints count their requests in. */
+  readonly metrics: ServerMetrics;
 }
 
 /** The Service Bus endpoints running: the AMQP endpoint and its management API. */
@@ -48,6 +51,7 @@ export async function startServiceBus(
     sasKey: options.sasKey,
     createQueues: options.configPath === undefined && options.createQueues,
     onError,
+    requests: options.metrics.requests,
   }).catch((error: unknown) => {
     throw portError(error, "--amqp-port");
   });
@@ -58,6 +62,7 @@ export async function startServiceBus(
       host: options.host,
       port: options.adminPort,
       sasKey: options.sasKey,
+      metrics: options.metrics,
     });
   } catch (error) {
     await amqp.close();

@@ -1,6 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { QueueError } from "../core/errors.js";
+import { addressedToLoopback } from "../server/loopback-hosts.js";
+
+export { isLoopbackHost } from "../server/loopback-hosts.js";
 
 /** The request header a change carries the dashboard's token in (a JSON body's `token` member also does). */
 export const TOKEN_HEADER = "x-queue-runtime-token";
@@ -8,14 +11,6 @@ export const TOKEN_HEADER = "x-queue-runtime-token";
 /** A fresh token: 32 random bytes, URL-safe, printed once at start. */
 export function newToken(): string {
   return randomBytes(32).toString("base64url");
-}
-
-/** Host names and addresses that reach this machine only. */
-const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
-
-/** Whether a host name or listen address reaches this machine only. */
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_HOSTS.test(host);
 }
 
 /** Who may look at the dashboard and who may change queues through it. */
@@ -31,9 +26,7 @@ export class DashboardAccess {
 
   /** Refuses a request addressed to a host name that is not this machine's, when bound to loopback. */
   checkHost(req: IncomingMessage): void {
-    if (!this.#loopbackOnly) return;
-    const name = hostNameOf(req.headers.host);
-    if (name === undefined || !isLoopbackHost(name))
+    if (this.#loopbackOnly && !addressedToLoopback(req))
       throw new QueueError(
         "PermissionDenied",
         "this dashboard answers requests addressed to localhost or 127.0.0.1 only",
@@ -65,11 +58,4 @@ export class DashboardAccess {
 /** The SHA-256 digest of a token. */
 function digestOf(token: string): Buffer {
   return createHash("sha256").update(token, "utf8").digest();
-}
-
-/** The host name in a `Host` header (`127.0.0.1:9330` → `127.0.0.1`, `[::1]:9330` → `[::1]`). */
-function hostNameOf(host: string | undefined): string | undefined {
-  if (host === undefined) return undefined;
-  const match = /^(\[[^\]]*\]|[^:]*)(:\d+)?$/.exec(host);
-  return match?.[1];
 }

@@ -2,6 +2,8 @@ import { QueueError, unlessNotFound } from "../core/errors.js";
 import type { QueueClient } from "../core/queue-client.js";
 import { subscriptionPath } from "../core/topics.js";
 import type { Deliveries } from "../receiving/index.js";
+import type { MetricFamily } from "../server/metrics/prometheus-text.js";
+import { queueFamilies, readQueueCounts } from "../server/metrics/queue-gauges.js";
 import {
   type DeliveryView,
   deliveryView,
@@ -60,6 +62,14 @@ export class DashboardApi {
       topics,
       deliveries: deliveries?.map(deliveryView) ?? null,
     };
+  }
+
+  /** The queue gauges of `/metrics`: one count read per queue and subscription (the first ones by name), no dead-letter relations. */
+  async metricFamilies(): Promise<MetricFamily[]> {
+    const admin = this.#client.admin;
+    const [queues, { subscriptions }] = await Promise.all([admin.listQueues(), this.#topics()]);
+    const names = [...queues, ...subscriptions.map((subscription) => subscription.name)];
+    return queueFamilies(await readQueueCounts(names, (name) => admin.getQueueStats(name)));
   }
 
   /** Up to {@link PAGE_SIZE} of a queue's messages from `from` on, by peek: `Unsupported` where the provider cannot. */

@@ -3,6 +3,7 @@ import type { Clock } from "../core/clock.js";
 import { QueueError } from "../core/errors.js";
 import type { QueueClient } from "../core/queue-client.js";
 import type { Deliveries } from "../receiving/index.js";
+import { isMetricsRequest, MetricsEndpoint } from "../server/metrics/metrics-endpoint.js";
 import { DashboardAccess } from "./access.js";
 import { DashboardApi } from "./dashboard-api.js";
 import { COMMON_HEADERS, readJsonObject, sendError, sendJson } from "./http-io.js";
@@ -54,6 +55,7 @@ export class Dashboard {
   readonly #api: DashboardApi;
   readonly #access: DashboardAccess;
   readonly #live: LiveUpdates;
+  readonly #metrics: MetricsEndpoint;
   readonly #scrub: (text: string) => string;
 
   /** A dashboard over `options.client` (and its receiving store); it listens nowhere by itself. */
@@ -61,6 +63,10 @@ export class Dashboard {
     this.#api = new DashboardApi(options.client, options.deliveries);
     this.#access = new DashboardAccess(options.token, { loopbackOnly: options.loopbackOnly });
     this.#scrub = options.scrub ?? ((text) => text);
+    this.#metrics = new MetricsEndpoint({
+      collect: () => this.#api.metricFamilies(),
+      loopbackOnly: options.loopbackOnly,
+    });
     this.#live = new LiveUpdates({
       snapshot: () => this.#api.snapshot(),
       describe: (error) => this.#describe(error),
@@ -81,6 +87,8 @@ export class Dashboard {
 
   /** Answers one request; never rejects. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Prometheus's scrape (on its own port: `serve` answers /metrics itself, with its requests).
+    if (isMetricsRequest(req)) return this.#metrics.answer(req, res);
     try {
       this.#access.checkHost(req);
       const route = routeOf(req);

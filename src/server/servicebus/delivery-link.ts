@@ -4,6 +4,7 @@ import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { LockReference, MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
 import type { WriteBatcher } from "../../engine/write-batcher.js";
+import { OK, type RequestMetrics } from "../metrics/request-metrics.js";
 import { type AmqpError, amqpErrorOf, CONDITIONS } from "./amqp-errors.js";
 import type { DispositionWriter } from "./disposition-writer.js";
 import { deliveryTag } from "./lock-tokens.js";
@@ -38,6 +39,8 @@ export interface DeliveryLinkOptions {
   /** Group-commits the engine writes of settlements, so that one commit serves a burst of them. */
   readonly writes: WriteBatcher;
   readonly onError: (error: unknown) => void;
+  /** Where settlements are counted, when anything counts them. */
+  readonly requests?: RequestMetrics;
 }
 
 /**
@@ -89,13 +92,16 @@ export class DeliveryLink {
    */
   settle(delivery: rhea.Delivery, outcome: "accepted" | "released" | "modified" | "rejected"): void {
     const { engine, dispositions, writes, onError } = this.#options;
+    const state = (delivery as unknown as { remote_state?: RemoteOutcome }).remote_state ?? {};
+    const counted = this.#options.requests?.start("servicebus_amqp", settlementOf(outcome, state));
     const lock = this.#locks.get(delivery);
     this.#locks.delete(delivery);
     if (lock === undefined) {
-      dispositions.settle(delivery, rejectedOutcome(lockLost()), false);
+      const lost = lockLost();
+      dispositions.settle(delivery, rejectedOutcome(lost), false);
+      counted?.(lost.condition);
       return;
     }
-    const state = (delivery as unknown as { remote_state?: RemoteOutcome }).remote_state ?? {};
     writes
       .run(() => {
         if (outcome === "accepted") engine.complete(lock);
@@ -116,10 +122,15 @@ export class DeliveryLink {
         }
       })
       .then(
-        () => dispositions.settle(delivery, acceptedOutcome(), true),
+        () => {
+          dispositions.settle(delivery, acceptedOutcome(), true);
+          counted?.(OK);
+        },
         (error: unknown) => {
           if (!QueueError.is(error)) onError(error);
-          dispositions.settle(delivery, rejectedOutcome(amqpErrorOf(error)), false);
+          const refusal = amqpErrorOf(error);
+          dispositions.settle(delivery, rejectedOutcome(refusal), false);
+          counted?.(refusal.condition);
         },
       );
   }
@@ -226,6 +237,16 @@ export class DeliveryLink {
 /** The credit a link has left (rhea keeps it, its typings do not say so). */
 function creditOf(sender: rhea.Sender): number {
   return (sender as unknown as { credit: number }).credit;
+}
+
+/** What a client's disposition asks, as the request counts name it. */
+function settlementOf(
+  outcome: "accepted" | "released" | "modified" | "rejected",
+  state: RemoteOutcome,
+): string {
+  if (outcome === "accepted") return "complete";
+  if (outcome === "rejected") return "dead_letter";
+  return outcome === "modified" && state.undeliverable_here === true ? "defer" : "abandon";
 }
 
 function lockLost(): AmqpError {

@@ -133,6 +133,15 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   },
 };
 
+/** The operation a `$management` request names, as the request counts label it: `unsupported` for one this server lacks. */
+export function managementOperationOf(request: AmqpMessage): string {
+  const name = request.application_properties?.operation;
+  // Only names the server serves become labels: a client's made-up name adds no series.
+  return typeof name === "string" && OPERATIONS[name] !== undefined
+    ? name.replace(/^com\.microsoft:/, "")
+    : "unsupported";
+}
+
 /** Answers one `$management` request; a failure is a reply with the condition the SDK maps, never a thrown error. */
 export function answerManagement(context: ManagementContext, request: AmqpMessage): ManagementReply {
   const name = request.application_properties?.operation;

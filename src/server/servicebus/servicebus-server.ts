@@ -7,6 +7,7 @@ import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { SessionLock } from "../../engine/sessions.js";
 import { WriteBatcher } from "../../engine/write-batcher.js";
 import { belongsToTopic } from "../../rules/topic-records.js";
+import { OK, type RequestMetrics } from "../metrics/request-metrics.js";
 import { type AmqpError, amqpErrorOf, CONDITIONS, entityNotFound } from "./amqp-errors.js";
 import { type AmqpMessage, messagesOfTransfer } from "./amqp-message.js";
 import { putToken } from "./cbs.js";
@@ -17,7 +18,7 @@ import { DispositionWriter } from "./disposition-writer.js";
 import { dotnetTicks } from "./dotnet-time.js";
 import { parseEntityPath } from "./entities.js";
 import { currentEntity, type ResolvedEntity, resolveEntity } from "./entity-resolver.js";
-import { answerManagement } from "./management.js";
+import { answerManagement, managementOperationOf } from "./management.js";
 import { toEngineMessage } from "./message-mapping.js";
 import { acceptedOutcome, rejectedOutcome } from "./outcomes.js";
 import { guardRhea } from "./rhea-guards.js";
@@ -53,6 +54,8 @@ export interface ServiceBusServerOptions {
   readonly onError?: (error: unknown) => void;
   /** How long a TCP connection may take to open AMQP before it is cut (default 10 000 ms). */
   readonly openTimeoutMs?: number;
+  /** Where transfers, settlements and `$cbs`/`$management` requests are counted (`serve`'s shared metrics). */
+  readonly requests?: RequestMetrics;
 }
 
 /** A link the server will not serve: attached (so the client sees why) and closed at once with `error`. */
@@ -377,6 +380,7 @@ export class ServiceBusServer {
       writes: this.#writes,
       ...(session === null ? {} : { session }),
       onError: (error) => this.#report(error),
+      ...(this.#options.requests === undefined ? {} : { requests: this.#options.requests }),
     });
     this.#links.set(sender, { kind: "receive", delivery, session: session ?? undefined });
     if (session !== null) this.#watchSession(sender, session);
@@ -520,6 +524,15 @@ export class ServiceBusServer {
       return;
     }
     if (role.kind !== "send" && role.kind !== "publish") return;
+    const counted = this.#options.requests?.start("servicebus_amqp", role.kind);
+    const sent = () => {
+      accept();
+      counted?.(OK);
+    };
+    const refused = (error: AmqpError) => {
+      reject(error);
+      counted?.(error.condition);
+    };
     const { engine } = this.#options;
     const queue = role.kind === "send" ? currentEntity(engine, role.entity).queue : undefined;
     const topic = role.kind === "publish" ? role.topic : undefined;
@@ -532,7 +545,7 @@ export class ServiceBusServer {
       messages = messagesOfTransfer(message, format).map((one) => toEngineMessage(one, now, deduplicate));
     } catch (error) {
       // What cannot be decoded is the client's malformed message, not a fault of the server.
-      reject(
+      refused(
         QueueError.is(error)
           ? amqpErrorOf(error)
           : { condition: CONDITIONS.decode, description: messageOf(error) },
@@ -541,7 +554,7 @@ export class ServiceBusServer {
     }
     const tooLarge = messages.find((one) => one.body.byteLength > MAX_MESSAGE_BYTES);
     if (tooLarge !== undefined) {
-      reject({
+      refused({
         condition: CONDITIONS.messageSizeExceeded,
         description: `The received message (size ${tooLarge.body.byteLength} bytes) exceeds the limit (${MAX_MESSAGE_BYTES} bytes) currently allowed on the link.`,
       });
@@ -556,9 +569,9 @@ export class ServiceBusServer {
         const failed = outcomes.find((outcome) => !outcome.ok);
         if (failed !== undefined && !failed.ok) throw failed.error;
       })
-      .then(accept, (error: unknown) => {
+      .then(sent, (error: unknown) => {
         if (!QueueError.is(error)) this.#report(error);
-        reject(amqpErrorOf(error));
+        refused(amqpErrorOf(error));
       });
   }
 
@@ -567,9 +580,12 @@ export class ServiceBusServer {
     const state = this.#connections.get(connection);
     if (state === undefined) return;
     const { engine, sasKey } = this.#options;
+    const operation = role.kind === "cbs" ? "put-token" : managementOperationOf(request);
+    const counted = this.#options.requests?.start("servicebus_amqp", operation);
     const reply = (() => {
       if (role.kind === "cbs") {
         const answer = putToken(state, request, sasKey, engine.clock.now());
+        counted?.(answer.statusCode < 300 ? OK : String(answer.statusCode));
         return {
           application_properties: {
             "status-code": answer.statusCode,
@@ -588,6 +604,7 @@ export class ServiceBusServer {
         },
         request,
       );
+      counted?.(answer.errorCondition ?? (answer.statusCode < 300 ? OK : String(answer.statusCode)));
       return {
         application_properties: {
           statusCode: answer.statusCode,

@@ -10,6 +10,10 @@ import {
 import type { AwsCredentials } from "../../aws/sigv4/credentials.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import { endpointOf, listen, portOf } from "../http-listener.js";
+import { isLoopbackHost } from "../loopback-hosts.js";
+import { isMetricsRequest, MetricsEndpoint } from "../metrics/metrics-endpoint.js";
+import { OK } from "../metrics/request-metrics.js";
+import { ServerMetrics } from "../metrics/server-metrics.js";
 import { readRequestBody } from "../request-body.js";
 import { DEFAULT_ACCOUNT_ID } from "./queue-urls.js";
 import { SqsService } from "./sqs-service.js";
@@ -31,10 +35,12 @@ export interface SqsServerOptions {
   readonly accountId?: string;
   /** The credentials requests must be signed with; `null` accepts any request unsigned. */
   readonly credentials: AwsCredentials | null;
-  /** Told of every request once it is answered (a request log); nothing is measured without it. */
+  /** Told of every request once it is answered (a request log). */
   readonly onAnswer?: (answered: AnsweredRequest) => void;
   /** Answers the requests it serves (the dashboard's page and API) instead of SQS, unsigned. */
   readonly pages?: PageHandler;
+  /** Where requests are counted and `GET /metrics` reads from; shared by `serve`'s servers (one of its own by default). */
+  readonly metrics?: ServerMetrics;
 }
 
 /** What answers the requests on the SQS port that are not SQS calls. */
@@ -68,6 +74,8 @@ export class SqsServer {
   readonly #verifier: SigV4Verifier | undefined;
   readonly #accountId: string;
   readonly #onAnswer: ((answered: AnsweredRequest) => void) | undefined;
+  readonly #metrics: ServerMetrics;
+  readonly #metricsEndpoint: MetricsEndpoint;
   readonly #active = new Set<AbortController>();
   #running = 0;
   #drained: (() => void) | undefined;
@@ -75,6 +83,12 @@ export class SqsServer {
   private constructor(options: SqsServerOptions) {
     this.#accountId = options.accountId ?? DEFAULT_ACCOUNT_ID;
     this.#onAnswer = options.onAnswer;
+    const metrics = options.metrics ?? new ServerMetrics(options.engine);
+    this.#metrics = metrics;
+    this.#metricsEndpoint = new MetricsEndpoint({
+      collect: () => metrics.collect(),
+      loopbackOnly: isLoopbackHost(options.host ?? "127.0.0.1"),
+    });
     this.#service = new SqsService({
       engine: options.engine,
       region: options.region ?? "us-east-1",
@@ -92,7 +106,10 @@ export class SqsServer {
     this.#http = createServer(
       { keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 },
       (req, res) => {
-        if (options.pages?.serves(req)) void options.pages.handle(req, res);
+        // A GET of `/metrics` naming an SQS `Action` is an SQS call; no queue's URL is `/metrics`.
+        if (isMetricsRequest(req) && !/[?&]Action=/.test(req.url ?? ""))
+          void this.#metricsEndpoint.answer(req, res);
+        else if (options.pages?.serves(req)) void options.pages.handle(req, res);
         else void this.#handle(req, res);
       },
     );
@@ -141,7 +158,7 @@ export class SqsServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
-    const arrived = this.#onAnswer === undefined ? 0 : performance.now();
+    const arrived = performance.now();
     const method = req.method ?? "GET";
     const { path, query } = splitRequestTarget(req.url ?? "/");
     const protocol = wireProtocolOf(method, req.rawHeaders, query);
@@ -193,7 +210,10 @@ export class SqsServer {
           // Closed before the answer was handed to the connection: the caller never got it.
           if (!res.writableFinished) for (const step of undo) step();
         });
-      this.#onAnswer?.({ operation, protocol: protocol.name, status: 200, ms: performance.now() - arrived });
+      this.#answered(
+        { operation, protocol: protocol.name, status: 200, ms: performance.now() - arrived },
+        OK,
+      );
     } catch (error) {
       const answer = protocol.error(error, requestId);
       const headers: Record<string, string | number> = {
@@ -203,17 +223,27 @@ export class SqsServer {
       // A body left unread cannot be skipped safely on this connection.
       if (!req.complete) headers.connection = "close";
       if (!res.headersSent) res.writeHead(answer.status, headers).end(answer.body);
-      this.#onAnswer?.({
-        operation,
-        protocol: protocol.name,
-        status: answer.status,
-        ms: performance.now() - arrived,
-        error: { code: answer.error.queryCode, message: answer.error.message },
-      });
+      this.#answered(
+        {
+          operation,
+          protocol: protocol.name,
+          status: answer.status,
+          ms: performance.now() - arrived,
+          error: { code: answer.error.queryCode, message: answer.error.message },
+        },
+        answer.error.awsCode,
+      );
     } finally {
       if (controller !== undefined) this.#active.delete(controller);
       if (--this.#running === 0) this.#drained?.();
     }
+  }
+
+  /** Counts an answered request (`outcome`: ok or the error's name as SDKs report it) and tells the request log. */
+  #answered(answered: AnsweredRequest, outcome: string): void {
+    // A request refused before it was read (a bad signature) names no operation of its own.
+    this.#metrics.requests.record("sqs", answered.operation ?? "unknown", outcome, answered.ms / 1000);
+    this.#onAnswer?.(answered);
   }
 }
 

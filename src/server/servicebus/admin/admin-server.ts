@@ -3,6 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { QueueError } from "../../../core/errors.js";
 import type { QueueEngine } from "../../../engine/queue-engine.js";
 import { endpointOf, listen, portOf } from "../../http-listener.js";
+import { isLoopbackHost } from "../../loopback-hosts.js";
+import { isMetricsRequest, MetricsEndpoint } from "../../metrics/metrics-endpoint.js";
+import { OK } from "../../metrics/request-metrics.js";
+import { ServerMetrics } from "../../metrics/server-metrics.js";
 import { readRequestBody } from "../../request-body.js";
 import type { SasKey } from "../sas.js";
 import type { AdminAnswer, AdminContext } from "./admin-answers.js";
@@ -10,7 +14,7 @@ import { dispatch, notAllowed } from "./admin-dispatch.js";
 import { errorDocument } from "./atom.js";
 import { authorizeRequest } from "./authorization.js";
 import { httpStatusOf } from "./http-status.js";
-import { routeOf } from "./routes.js";
+import { type AdminRoute, routeOf } from "./routes.js";
 
 /** A request body larger than this is refused unread: a queue description is a few kilobytes. */
 export const MAX_ADMIN_REQUEST_BYTES = 1024 * 1024;
@@ -28,6 +32,8 @@ export interface ServiceBusAdminServerOptions {
   readonly sasKey: SasKey | null;
   /** The namespace's name in answers (`getNamespaceProperties`); `sbemulatorns` by default. */
   readonly namespaceName?: string;
+  /** Where requests are counted and `GET /metrics` reads from; shared by `serve`'s servers (one of its own by default). */
+  readonly metrics?: ServerMetrics;
 }
 
 /**
@@ -43,15 +49,26 @@ export class ServiceBusAdminServer {
   readonly #sasKey: SasKey | null;
   readonly #namespaceName: string;
   readonly #startedAt = new Date();
+  readonly #metrics: ServerMetrics;
+  readonly #metricsEndpoint: MetricsEndpoint;
 
   private constructor(options: ServiceBusAdminServerOptions) {
     this.#engine = options.engine;
     this.#sasKey = options.sasKey;
     this.#namespaceName = options.namespaceName ?? DEFAULT_NAMESPACE_NAME;
+    const metrics = options.metrics ?? new ServerMetrics(options.engine);
+    this.#metrics = metrics;
+    this.#metricsEndpoint = new MetricsEndpoint({
+      collect: () => metrics.collect(),
+      loopbackOnly: isLoopbackHost(options.host ?? "127.0.0.1"),
+    });
     this.#http = createServer(
       { keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 },
       (req, res) => {
-        void this.#handle(req, res);
+        // Unsigned only, as the health check: the SDK signs every request, so a queue named `metrics` stays reachable.
+        if (isMetricsRequest(req) && req.headers.authorization === undefined)
+          void this.#metricsEndpoint.answer(req, res);
+        else void this.#handle(req, res);
       },
     );
   }
@@ -87,10 +104,13 @@ export class ServiceBusAdminServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const trackingId = randomUUID();
+    const counted = { operation: "unrouted", started: performance.now() };
     try {
-      const answer = await this.#answer(req);
+      const answer = await this.#answer(req, counted);
       send(res, answer.status, answer.contentType, answer.body, req.complete);
+      this.#count(counted, OK);
     } catch (error) {
+      this.#count(counted, error instanceof QueueError ? error.code : "InternalError");
       const status = httpStatusOf(error);
       // Only our own refusals are shown; anything else could carry internals (paths, stacks).
       const why =
@@ -108,7 +128,18 @@ export class ServiceBusAdminServer {
     }
   }
 
-  async #answer(req: IncomingMessage): Promise<AdminAnswer> {
+  /** Records an answered request of the operation `counted` names. */
+  #count(counted: { operation: string; started: number }, outcome: string): void {
+    this.#metrics.requests.record(
+      "servicebus_admin",
+      counted.operation,
+      outcome,
+      (performance.now() - counted.started) / 1000,
+    );
+  }
+
+  /** Answers a request; names its operation in `counted` once its route is known. */
+  async #answer(req: IncomingMessage, counted: { operation: string }): Promise<AdminAnswer> {
     const target = req.url ?? "/";
     const at = target.indexOf("?");
     const path = at < 0 ? target : target.slice(0, at);
@@ -117,6 +148,7 @@ export class ServiceBusAdminServer {
     const body = await readRequestBody(req, MAX_ADMIN_REQUEST_BYTES, tooLarge);
     const route = routeOf(path, authorization !== undefined);
     const method = req.method ?? "GET";
+    counted.operation = operationOf(method, route);
     if (route.kind === "health") {
       if (method !== "GET") throw notAllowed(method, path);
       return {
@@ -142,6 +174,14 @@ export class ServiceBusAdminServer {
       now,
     });
   }
+}
+
+/** The methods the API answers; any other is counted as `OTHER`, so a client's made-up method adds no series. */
+const METHODS: ReadonlySet<string> = new Set(["GET", "PUT", "DELETE", "POST", "HEAD"]);
+
+/** An operation's name for the request counts: method and route kind (`PUT entity`, `GET subscriptions`). */
+function operationOf(method: string, route: AdminRoute): string {
+  return `${METHODS.has(method) ? method : "OTHER"} ${route.kind}`;
 }
 
 // The Host header names the server in entity URLs; anything but a host and port is not used.

@@ -39,6 +39,7 @@ export type { Message, MessageBody, MessageInput, ReceivedMessage } from "./core
 export type {
   OperationContext,
   OutgoingMessage,
+  ProviderTelemetry,
   QueueProvider,
   SessionProvider,
   TopicProvider,
@@ -82,3 +83,9 @@ export type { SqliteProviderConfig } from "./providers/sqlite/config.js";
 export type { SqsProviderConfig } from "./providers/sqs/config.js";
 export { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS, deadLetterQueueName } from "./rules/dead-letters.js";
 export type { EngineProviderOptions } from "./rules/queue-defaults.js";
+export type {
+  MeterProviderLike,
+  TelemetryOption,
+  TelemetryProviders,
+  TracerProviderLike,
+} from "./telemetry/telemetry-option.js";

@@ -1,3 +1,4 @@
+import type { TelemetryOption } from "../telemetry/telemetry-option.js";
 import type { RetryPolicy } from "./retry.js";
 
 /**
@@ -25,4 +26,10 @@ export interface QueueConfig {
   timeouts?: { operationMs?: number };
   /** Create a queue on first use (default true for memory, sqlite, postgres and the brokers, false for cloud providers). */
   createQueues?: boolean;
+  /**
+   * OpenTelemetry spans and metrics (`@opentelemetry/api`, an optional peer dependency): by default
+   * to the global providers once an SDK registers them; `false` records nothing;
+   * `{ tracerProvider?, meterProvider? }` records to those providers instead.
+   */
+  telemetry?: TelemetryOption;
 }

@@ -1,3 +1,4 @@
+import { loadOpenTelemetry } from "../telemetry/open-telemetry.js";
 import type { Clock } from "./clock.js";
 import type { ProviderConfig, QueueConfig } from "./config.js";
 import { QueueError } from "./errors.js";
@@ -54,9 +55,12 @@ export const QueueClientFactory = {
       ...(resolved.retryPolicy === undefined ? {} : { retryPolicy: resolved.retryPolicy }),
       ...(resolved.timeouts === undefined ? {} : { timeouts: resolved.timeouts }),
       ...(clock === undefined ? {} : { clock }),
+      ...(resolved.telemetry === undefined ? {} : { telemetry: resolved.telemetry }),
     };
     // The client's own options are checked before the provider opens anything (a file, a pool).
     asConfiguration(() => checkStandardClientOptions(clientOptions));
+    // The optional API is loaded before the client is made, so that its first operation is recorded.
+    if (clientOptions.telemetry !== false) await loadOpenTelemetry();
     const factory = await registration.load();
     let provider: QueueProvider;
     try {

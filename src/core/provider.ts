@@ -18,6 +18,24 @@ export interface OutgoingMessage {
   readonly delayMs: number | undefined;
 }
 
+/**
+ * How telemetry names a provider: all a provider says about tracing, which the standard client
+ * and the consumers do for every provider alike.
+ */
+export interface ProviderTelemetry {
+  /** OpenTelemetry's `messaging.system`: `aws_sqs`, `servicebus`, `postgresql`, `rabbitmq`... */
+  readonly system: string;
+  /** `server.address` of a network provider. */
+  readonly serverAddress?: string | undefined;
+  /** `server.port` of a network provider. */
+  readonly serverPort?: number | undefined;
+  /**
+   * The most attributes a message may carry for every reader to see them as they are (SQS: 10);
+   * the trace context is left out of a message it would take past this.
+   */
+  readonly maxAttributes?: number | undefined;
+}
+
 /** What every provider call receives besides its arguments. */
 export interface OperationContext {
   /** Aborted when the client closes: waits end at once and network calls are cancelled. */
@@ -44,6 +62,8 @@ export interface QueueProvider {
   readonly enforcesTimeouts?: boolean;
   /** Topics, subscriptions and rules, where `capabilities.topics` is true. */
   readonly topics?: TopicProvider;
+  /** How traces and metrics name this provider; absent, `messaging.system` is the provider type and no server is named. */
+  readonly telemetry?: ProviderTelemetry;
 
   /** Sends up to `maxBatchSize` messages; resolves one result per message, in order. Rejects only when none was sent. */
   sendMessages(

@@ -1,3 +1,6 @@
+import { ClientTelemetry } from "../telemetry/client-telemetry.js";
+import { checkTelemetryOption, type TelemetryOption } from "../telemetry/telemetry-option.js";
+import { type SettleMethod, tracedReceive, tracedSettle } from "../telemetry/traced-operations.js";
 import { receiveInRuns, retryFailedEntries, sendInRuns } from "./batch.js";
 import type { Capabilities, ProviderType } from "./capabilities.js";
 import { CheckedAdmin } from "./checked-admin.js";
@@ -49,6 +52,8 @@ export interface StandardClientOptions {
   clock?: Clock;
   /** Told about every attempt that is repeated. */
   onRetry?: RetryListener;
+  /** OpenTelemetry spans and metrics: the global providers by default, `false` for none, or providers of its own. */
+  telemetry?: TelemetryOption;
 }
 
 /** A fresh set of zeroed counters. */
@@ -66,12 +71,14 @@ export function emptyMetrics(): ClientMetrics {
   };
 }
 
-/** The standard client's options checked, with their defaults: the operation timeout and the retry policy. */
+/** The standard client's options checked, with their defaults: the operation timeout, the retry policy and telemetry. */
 export function checkStandardClientOptions(options: StandardClientOptions): {
   operationMs: number;
   retryPolicy: RetryPolicy;
+  telemetry: TelemetryOption;
 } {
   return {
+    telemetry: checkTelemetryOption(options.telemetry),
     operationMs: validateDuration(
       "timeouts.operationMs",
       options.timeouts?.operationMs ?? DEFAULT_OPERATION_TIMEOUT_MS,
@@ -95,10 +102,12 @@ export class StandardQueueClient implements QueueClient {
   readonly #invoker: Invoker;
   readonly #consumers = new Set<Consumer>();
   readonly #host: ConsumerHost;
+  readonly #telemetry: ClientTelemetry;
 
   constructor(provider: QueueProvider, options: StandardClientOptions = {}) {
     this.provider = provider;
-    const { operationMs, retryPolicy } = checkStandardClientOptions(options);
+    const { operationMs, retryPolicy, telemetry } = checkStandardClientOptions(options);
+    this.#telemetry = new ClientTelemetry(telemetry, provider.providerType, provider.telemetry);
     this.#invoker = new Invoker({
       clock: options.clock ?? systemClock,
       retryPolicy,
@@ -111,6 +120,7 @@ export class StandardQueueClient implements QueueClient {
     this.#host = {
       client: this,
       clock: options.clock ?? systemClock,
+      telemetry: this.#telemetry,
       stopped: (consumer) => this.#consumers.delete(consumer),
     };
   }
@@ -178,9 +188,13 @@ export class StandardQueueClient implements QueueClient {
     );
     const send = (entries: readonly OutgoingMessage[]) =>
       this.#invoker.run(what, (context) => call(entries, context));
-    return sendInRuns(prepared, capabilities.batching ? capabilities.maxBatchSize : 1, async (run) =>
-      retryFailedEntries(run, await send(run), send),
-    );
+    const sendAll = (entries: readonly OutgoingMessage[]) =>
+      sendInRuns(entries, capabilities.batching ? capabilities.maxBatchSize : 1, async (run) =>
+        retryFailedEntries(run, await send(run), send),
+      );
+    const recorder = this.#telemetry.active();
+    if (recorder === undefined) return sendAll(prepared);
+    return recorder.send(what === "sendMessages" ? "send" : "publish", target, prepared, sendAll);
   }
 
   async receiveMessage(queue: string, timeoutMs = 0, options?: WaitOptions): Promise<ReceivedMessage | null> {
@@ -198,17 +212,15 @@ export class StandardQueueClient implements QueueClient {
     validateQueueName(queue);
     validateCount("maxMessages", maxMessages, 1, MAX_RECEIVE_COUNT);
     validateDuration("timeoutMs", timeoutMs, 0, MAX_WAIT_MS);
-    const received = await receiveInRuns(
-      maxMessages,
-      this.provider.capabilities.maxBatchSize,
-      timeoutMs,
-      (max, wait) =>
+    const received = await tracedReceive(this.#telemetry, queue, () =>
+      receiveInRuns(maxMessages, this.provider.capabilities.maxBatchSize, timeoutMs, (max, wait) =>
         this.#invoker.run(
           "receiveMessages",
           (context) => this.provider.receiveMessages(queue, max, wait, context),
           wait,
           options?.signal,
         ),
+      ),
     );
     this.metrics.received += received.length;
     return received;
@@ -216,7 +228,9 @@ export class StandardQueueClient implements QueueClient {
 
   async completeMessage(receipt: ReceiptHandle | string): Promise<void> {
     const handle = this.#receipt(receipt);
-    await this.#invoker.run("completeMessage", (context) => this.provider.completeMessage(handle, context));
+    await this.#settle("completeMessage", handle, (context) =>
+      this.provider.completeMessage(handle, context),
+    );
     this.metrics.completed++;
   }
 
@@ -226,7 +240,7 @@ export class StandardQueueClient implements QueueClient {
       options?.delayMs === undefined
         ? 0
         : validateDuration("delayMs", options.delayMs, 0, this.provider.capabilities.maxDelayMs);
-    await this.#invoker.run("abandonMessage", (context) =>
+    await this.#settle("abandonMessage", handle, (context) =>
       this.provider.abandonMessage(handle, delayMs, context),
     );
     this.metrics.abandoned++;
@@ -239,7 +253,7 @@ export class StandardQueueClient implements QueueClient {
   ): Promise<void> {
     const handle = this.#receipt(receipt);
     checkReason(reason, description);
-    await this.#invoker.run("deadLetterMessage", (context) =>
+    await this.#settle("deadLetterMessage", handle, (context) =>
       this.provider.deadLetterMessage(handle, reason, description, context),
     );
     this.metrics.deadLettered++;
@@ -249,7 +263,7 @@ export class StandardQueueClient implements QueueClient {
     const handle = this.#receipt(receipt);
     if (!this.provider.capabilities.lockRenewal)
       throw new QueueError("Unsupported", `the ${this.providerType} provider cannot renew message locks`);
-    const lockedUntil = await this.#invoker.run("renewMessageLock", (context) =>
+    const lockedUntil = await this.#settle("renewMessageLock", handle, (context) =>
       this.provider.renewMessageLock(handle, context),
     );
     this.metrics.renewed++;
@@ -275,7 +289,10 @@ export class StandardQueueClient implements QueueClient {
       options?.signal,
       ACCEPT_ANSWERS,
     );
-    return new StandardSessionClient(session, this.provider, this.#invoker, this.metrics);
+    return new StandardSessionClient(session, this.provider, this.#invoker, this.metrics, {
+      telemetry: this.#telemetry,
+      queue,
+    });
   }
 
   consume<Schema extends StandardSchemaV1 = AnySchema>(
@@ -335,6 +352,15 @@ export class StandardQueueClient implements QueueClient {
     if (this.#invoker.closed) return;
     this.#invoker.close();
     await this.provider.close();
+  }
+
+  /** Runs a settlement of `handle`'s message through the invoker, traced when telemetry records. */
+  #settle<T>(
+    what: SettleMethod,
+    handle: ReceiptHandle,
+    call: (context: OperationContext) => Promise<T>,
+  ): Promise<T> {
+    return tracedSettle(this.#telemetry, what, handle.queue, () => this.#invoker.run(what, call));
   }
 
   #receipt(receipt: ReceiptHandle | string): ReceiptHandle {

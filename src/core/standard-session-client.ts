@@ -1,8 +1,10 @@
+import type { ClientTelemetry } from "../telemetry/client-telemetry.js";
+import { type SettleMethod, tracedReceive, tracedSettle } from "../telemetry/traced-operations.js";
 import { receiveInRuns } from "./batch.js";
 import { QueueError } from "./errors.js";
 import type { Invoker } from "./invoker.js";
 import { bodyBytes, type ReceivedMessage } from "./message.js";
-import type { QueueProvider, SessionProvider } from "./provider.js";
+import type { OperationContext, QueueProvider, SessionProvider } from "./provider.js";
 import type { ClientMetrics, SessionClient, WaitOptions } from "./queue-client.js";
 import type { ReceiptHandle } from "./receipt-handle.js";
 import {
@@ -17,6 +19,12 @@ import {
 /** The largest session state accepted, in bytes (Service Bus's limit for a standard namespace). */
 export const MAX_SESSION_STATE_BYTES = 256 * 1024;
 
+/** The telemetry of the client that accepted a session, and the session's queue. */
+export interface SessionTelemetry {
+  readonly telemetry: ClientTelemetry;
+  readonly queue: string;
+}
+
 /**
  * The {@link SessionClient} over a {@link SessionProvider}, with the same checks, retries and
  * deadlines as the queue client that accepted it. Not shared: one holder per session.
@@ -26,6 +34,7 @@ export class StandardSessionClient implements SessionClient {
   readonly #invoker: Invoker;
   readonly #metrics: ClientMetrics;
   readonly #provider: Pick<QueueProvider, "providerType" | "capabilities">;
+  readonly #traced: SessionTelemetry | undefined;
   #closed = false;
 
   constructor(
@@ -33,11 +42,13 @@ export class StandardSessionClient implements SessionClient {
     provider: Pick<QueueProvider, "providerType" | "capabilities">,
     invoker: Invoker,
     metrics: ClientMetrics,
+    traced?: SessionTelemetry,
   ) {
     this.#session = session;
     this.#provider = provider;
     this.#invoker = invoker;
     this.#metrics = metrics;
+    this.#traced = traced;
   }
 
   get sessionId(): string {
@@ -61,31 +72,34 @@ export class StandardSessionClient implements SessionClient {
     this.#assertOpen();
     validateCount("maxMessages", maxMessages, 1, MAX_RECEIVE_COUNT);
     validateDuration("timeoutMs", timeoutMs, 0, MAX_WAIT_MS);
-    const received = await receiveInRuns(
-      maxMessages,
-      this.#provider.capabilities.maxBatchSize,
-      timeoutMs,
-      (max, wait) =>
+    const receive = () =>
+      receiveInRuns(maxMessages, this.#provider.capabilities.maxBatchSize, timeoutMs, (max, wait) =>
         this.#invoker.run(
           "receiveMessages",
           (context) => this.#session.receiveMessages(max, wait, context),
           wait,
           options?.signal,
         ),
-    );
+      );
+    const traced = this.#traced;
+    const received = await (traced === undefined
+      ? receive()
+      : tracedReceive(traced.telemetry, traced.queue, receive));
     this.#metrics.received += received.length;
     return received;
   }
 
   async completeMessage(receipt: ReceiptHandle | string): Promise<void> {
     const handle = this.#receipt(receipt);
-    await this.#invoker.run("completeMessage", (context) => this.#session.completeMessage(handle, context));
+    await this.#settle("completeMessage", handle, (context) =>
+      this.#session.completeMessage(handle, context),
+    );
     this.#metrics.completed++;
   }
 
   async abandonMessage(receipt: ReceiptHandle | string): Promise<void> {
     const handle = this.#receipt(receipt);
-    await this.#invoker.run("abandonMessage", (context) => this.#session.abandonMessage(handle, context));
+    await this.#settle("abandonMessage", handle, (context) => this.#session.abandonMessage(handle, context));
     this.#metrics.abandoned++;
   }
 
@@ -96,7 +110,7 @@ export class StandardSessionClient implements SessionClient {
   ): Promise<void> {
     const handle = this.#receipt(receipt);
     checkReason(reason, description);
-    await this.#invoker.run("deadLetterMessage", (context) =>
+    await this.#settle("deadLetterMessage", handle, (context) =>
       this.#session.deadLetterMessage(handle, reason, description, context),
     );
     this.#metrics.deadLettered++;
@@ -141,6 +155,17 @@ export class StandardSessionClient implements SessionClient {
   #assertOpen(): void {
     this.#invoker.assertOpen();
     if (this.#closed) throw new QueueError("ClientClosed", `session ${this.sessionId} has been closed`);
+  }
+
+  /** Runs a settlement of `handle`'s message through the invoker, traced when telemetry records. */
+  #settle(
+    what: SettleMethod,
+    handle: ReceiptHandle,
+    call: (context: OperationContext) => Promise<void>,
+  ): Promise<void> {
+    const run = () => this.#invoker.run(what, call);
+    const traced = this.#traced;
+    return traced === undefined ? run() : tracedSettle(traced.telemetry, what, handle.queue, run);
   }
 
   #receipt(receipt: ReceiptHandle | string): ReceiptHandle {

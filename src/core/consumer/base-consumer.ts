@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import type { ClientTelemetry } from "../../telemetry/client-telemetry.js";
 import { onAbort } from "../abort-watch.js";
 import { type Clock, sleep } from "../clock.js";
 import { QueueError, type QueueErrorCode, toQueueError } from "../errors.js";
@@ -30,6 +31,8 @@ const RENEWAL_RETRY_MS = 1_000;
 export interface ConsumerHost {
   readonly client: QueueClient;
   readonly clock: Clock;
+  /** Where the `process` spans of its handlers and their durations go. */
+  readonly telemetry: ClientTelemetry;
   /** Told once the consumer has stopped, so the client no longer waits for it at close. */
   readonly stopped: (consumer: Consumer) => void;
 }
@@ -58,6 +61,7 @@ export abstract class BaseConsumer<Handler = MessageHandler>
   protected readonly settings: ConsumerSettings;
   protected readonly keeper: LockKeeper;
   protected readonly limiter: RateLimiter | undefined;
+  protected readonly telemetry: ClientTelemetry;
   /** Aborted when `stop()` begins: ends the waits of receives and accepts at once. */
   protected readonly stopping = new AbortController();
   /** Whether locks are renewed at all: the provider can, and `maxLockRenewalMs` is not 0. */
@@ -78,6 +82,7 @@ export abstract class BaseConsumer<Handler = MessageHandler>
     this.#host = host;
     this.client = host.client;
     this.clock = host.clock;
+    this.telemetry = host.telemetry;
     this.queue = queue;
     this.settings = settings;
     this.keeper = new LockKeeper(host.clock);
@@ -200,14 +205,20 @@ export abstract class BaseConsumer<Handler = MessageHandler>
     if (this.settings.schema !== undefined && !(await this.passesSchema(held))) return;
     if (!this.stillLocked(held)) return;
     this.startDeadline(held);
+    const recorder = this.telemetry.active();
+    const run = recorder === undefined ? undefined : recorder.startProcess(this.queue, [held.message]);
     let outcome = COMPLETE;
     try {
-      await handler(held.message, held);
+      await (run === undefined ? handler(held.message, held) : run.within(() => handler(held.message, held)));
+      run?.end();
     } catch (error) {
+      run?.end(error);
       if (!held.held) return;
       outcome = this.failure(error, held);
     }
-    if (held.claim()) await this.settle(held, outcome);
+    if (!held.claim()) return;
+    // Settled within the process span, whose child the settle span is, though the span has ended.
+    await (run === undefined ? this.settle(held, outcome) : run.within(() => this.settle(held, outcome)));
   }
 
   /**

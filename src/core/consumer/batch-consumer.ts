@@ -68,13 +68,21 @@ export class BatchConsumer extends PollingConsumer<BatchHandler> {
       held.run = run;
       this.startDeadline(held);
     }
+    const recorder = this.telemetry.active();
+    const traced = recorder === undefined ? undefined : recorder.startProcess(this.queue, run.messages);
     try {
-      await this.handler(run.messages, run);
+      await (traced === undefined
+        ? this.handler(run.messages, run)
+        : traced.within(() => this.handler(run.messages, run)));
+      traced?.end();
     } catch (error) {
+      traced?.end(error);
       if (!run.timedOut) await this.#failed(error, members);
       return;
     }
-    await Promise.all(members.map((held) => (held.claim() ? this.settle(held, COMPLETE) : undefined)));
+    const settle = () =>
+      Promise.all(members.map((held) => (held.claim() ? this.settle(held, COMPLETE) : undefined)));
+    await (traced === undefined ? settle() : traced.within(settle));
   }
 
   /** A batch handler threw: its unsettled messages are dead-lettered (a `DeadLetterError`) or abandoned, each with its retry delay. */

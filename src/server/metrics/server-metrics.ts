@@ -1,5 +1,7 @@
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import { belongsToTopic, SUBSCRIPTION_DEAD_LETTERS } from "../../rules/topic-records.js";
+import { isLoopbackHost } from "../loopback-hosts.js";
+import { MetricsEndpoint } from "./metrics-endpoint.js";
 import type { MetricFamily } from "./prometheus-text.js";
 import { type QueueCounts, queueFamilies, readQueueCounts } from "./queue-gauges.js";
 import { RequestMetrics } from "./request-metrics.js";
@@ -17,6 +19,11 @@ export class ServerMetrics {
   /** Metrics over `engine`'s queues. */
   constructor(engine: QueueEngine) {
     this.#engine = engine;
+  }
+
+  /** The `/metrics` endpoint of a server listening on `host`: loopback names only when that is a loopback address. */
+  endpoint(host: string): MetricsEndpoint {
+    return new MetricsEndpoint({ collect: () => this.collect(), loopbackOnly: isLoopbackHost(host) });
   }
 
   /** The families of one scrape: one count read per queue (no message is read), then the requests. */

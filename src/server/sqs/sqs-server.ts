@@ -10,8 +10,7 @@ import {
 import type { AwsCredentials } from "../../aws/sigv4/credentials.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
 import { endpointOf, listen, portOf } from "../http-listener.js";
-import { isLoopbackHost } from "../loopback-hosts.js";
-import { isMetricsRequest, MetricsEndpoint } from "../metrics/metrics-endpoint.js";
+import { isMetricsRequest, type MetricsEndpoint } from "../metrics/metrics-endpoint.js";
 import { OK } from "../metrics/request-metrics.js";
 import { ServerMetrics } from "../metrics/server-metrics.js";
 import { readRequestBody } from "../request-body.js";
@@ -83,12 +82,8 @@ export class SqsServer {
   private constructor(options: SqsServerOptions) {
     this.#accountId = options.accountId ?? DEFAULT_ACCOUNT_ID;
     this.#onAnswer = options.onAnswer;
-    const metrics = options.metrics ?? new ServerMetrics(options.engine);
-    this.#metrics = metrics;
-    this.#metricsEndpoint = new MetricsEndpoint({
-      collect: () => metrics.collect(),
-      loopbackOnly: isLoopbackHost(options.host ?? "127.0.0.1"),
-    });
+    this.#metrics = options.metrics ?? new ServerMetrics(options.engine);
+    this.#metricsEndpoint = this.#metrics.endpoint(options.host ?? "127.0.0.1");
     this.#service = new SqsService({
       engine: options.engine,
       region: options.region ?? "us-east-1",

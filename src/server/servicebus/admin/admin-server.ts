@@ -3,8 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { QueueError } from "../../../core/errors.js";
 import type { QueueEngine } from "../../../engine/queue-engine.js";
 import { endpointOf, listen, portOf } from "../../http-listener.js";
-import { isLoopbackHost } from "../../loopback-hosts.js";
-import { isMetricsRequest, MetricsEndpoint } from "../../metrics/metrics-endpoint.js";
+import { isMetricsRequest, type MetricsEndpoint } from "../../metrics/metrics-endpoint.js";
 import { OK } from "../../metrics/request-metrics.js";
 import { ServerMetrics } from "../../metrics/server-metrics.js";
 import { readRequestBody } from "../../request-body.js";
@@ -56,12 +55,8 @@ export class ServiceBusAdminServer {
     this.#engine = options.engine;
     this.#sasKey = options.sasKey;
     this.#namespaceName = options.namespaceName ?? DEFAULT_NAMESPACE_NAME;
-    const metrics = options.metrics ?? new ServerMetrics(options.engine);
-    this.#metrics = metrics;
-    this.#metricsEndpoint = new MetricsEndpoint({
-      collect: () => metrics.collect(),
-      loopbackOnly: isLoopbackHost(options.host ?? "127.0.0.1"),
-    });
+    this.#metrics = options.metrics ?? new ServerMetrics(options.engine);
+    this.#metricsEndpoint = this.#metrics.endpoint(options.host ?? "127.0.0.1");
     this.#http = createServer(
       { keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 },
       (req, res) => {

@@ -11,11 +11,12 @@ export interface Suite {
   lacks(context: TestContext, id: string, has: boolean, capability: string): void;
 }
 
-/** Declares one contract case; `title` starts with its id. */
+/** Declares one contract case; `title` starts with its id; `timeoutMs` replaces the suite's timeout. */
 export function contractCase(
   suite: Suite,
   title: string,
   body: (h: Harness, context: TestContext) => Promise<void>,
+  timeoutMs?: number,
 ): void {
-  test(title, (context) => body(suite.harness(), context));
+  test(title, (context) => body(suite.harness(), context), timeoutMs);
 }

@@ -9,6 +9,7 @@ import type { ReceivedMessage } from "../../core/message.js";
 import type {
   OperationContext,
   OutgoingMessage,
+  ProviderTelemetry,
   QueueProvider,
   SessionProvider,
 } from "../../core/provider.js";
@@ -19,6 +20,7 @@ import { maxMessageBytesOf } from "../../rules/limits.js";
 import { newMessageId } from "../../rules/message-ids.js";
 import { resolveQueueDefaults } from "../../rules/queue-defaults.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
+import { serverOf } from "../../telemetry/server-address.js";
 import { eraseStored, signalDelivery } from "./acks.js";
 import type { NatsProviderConfig } from "./config.js";
 import { NatsLink } from "./connection.js";
@@ -104,6 +106,7 @@ export async function createNatsProvider(
 export class NatsProvider implements QueueProvider {
   readonly providerType = "nats";
   readonly capabilities: Capabilities;
+  readonly telemetry: ProviderTelemetry;
   readonly admin: QueueAdmin;
   readonly #link: NatsLink;
   readonly #prefix: string;
@@ -129,6 +132,8 @@ export class NatsProvider implements QueueProvider {
     options: { defaults: ReturnType<typeof resolveQueueDefaults>; createQueues: boolean },
   ) {
     this.#link = link;
+    const first = link.servers.split(",")[0]!.trim();
+    this.telemetry = { system: "nats", ...serverOf(first.includes("://") ? first : `nats://${first}`) };
     this.#prefix = prefix;
     this.#clock = clock;
     this.#createQueues = options.createQueues;

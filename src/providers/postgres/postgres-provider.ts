@@ -8,6 +8,7 @@ import type { ReceivedMessage } from "../../core/message.js";
 import type {
   OperationContext,
   OutgoingMessage,
+  ProviderTelemetry,
   QueueProvider,
   SessionProvider,
 } from "../../core/provider.js";
@@ -17,6 +18,7 @@ import type { PgPool } from "../../postgres/pg-pool.js";
 import { fullCapabilitiesWithTopics } from "../../rules/full-capabilities.js";
 import { maxMessageBytesOf } from "../../rules/limits.js";
 import { type QueueDefaults, resolveQueueDefaults } from "../../rules/queue-defaults.js";
+import { serverOf } from "../../telemetry/server-address.js";
 import type { PostgresProviderConfig } from "./config.js";
 import { DatabaseClock } from "./database-clock.js";
 import { PostgresMessages } from "./postgres-messages.js";
@@ -64,6 +66,7 @@ export async function createPostgresProvider(
 export class PostgresProvider implements QueueProvider {
   readonly providerType = "postgres";
   readonly capabilities: Capabilities;
+  readonly telemetry: ProviderTelemetry;
   readonly admin: PostgresQueues;
   readonly topics: PostgresTopics;
   /** Every statement ends on its own: node-postgres queries are bounded by the pool's timeouts and the server's. */
@@ -94,6 +97,12 @@ export class PostgresProvider implements QueueProvider {
       );
     this.#schema = checkSchemaName(config.schema ?? DEFAULT_SCHEMA);
     this.#ownsPool = config.pool === undefined;
+    // A pool of your own: pg.Pool keeps its host and port in `options`.
+    const own = (config.pool as { options?: { host?: string; port?: number } } | undefined)?.options;
+    this.telemetry = {
+      system: "postgresql",
+      ...serverOf(config.connectionString ?? `postgres://${own?.host ?? "localhost"}:${own?.port ?? 5432}`),
+    };
     this.#pool = config.pool ?? new pg.Pool({ connectionString: config.connectionString, max: 10 });
     // A pool's idle connection that the server drops emits an error: the next query opens another.
     if (this.#ownsPool) (this.#pool as pg.Pool).on("error", () => undefined);

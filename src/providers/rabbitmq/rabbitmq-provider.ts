@@ -9,6 +9,7 @@ import { Delivery, type ReceivedMessage } from "../../core/message.js";
 import type {
   OperationContext,
   OutgoingMessage,
+  ProviderTelemetry,
   QueueProvider,
   SessionProvider,
 } from "../../core/provider.js";
@@ -20,6 +21,7 @@ import { maxMessageBytesOf } from "../../rules/limits.js";
 import { newMessageId } from "../../rules/message-ids.js";
 import { type QueueDefaults, resolveQueueDefaults } from "../../rules/queue-defaults.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
+import { serverOf } from "../../telemetry/server-address.js";
 import { resultsOrFailure } from "./batch-results.js";
 import { Catalog, type CatalogEntry } from "./catalog.js";
 import type { RabbitMqProviderConfig } from "./config.js";
@@ -130,6 +132,7 @@ function checkConfig(config: RabbitMqProviderConfig): QueueDefaults {
 export class RabbitMqProvider implements QueueProvider {
   readonly providerType = "rabbitmq";
   readonly capabilities: Capabilities;
+  readonly telemetry: ProviderTelemetry;
   readonly admin: QueueAdmin;
   readonly topics: RabbitMqTopics;
   readonly #counts: PublishCounts;
@@ -157,6 +160,7 @@ export class RabbitMqProvider implements QueueProvider {
 
   constructor(config: RabbitMqProviderConfig, options: RabbitMqProviderOptions) {
     this.#defaults = checkConfig(config);
+    this.telemetry = { system: "rabbitmq", ...serverOf(config.url) };
     this.capabilities = rabbitMqCapabilities(maxMessageBytesOf(config));
     this.#prefetch = validateCount("prefetch", config.prefetch ?? DEFAULT_PREFETCH, 1, 65_535);
     this.#clock = config.clock ?? systemClock;

@@ -49,7 +49,7 @@ export function toServiceBusMessage(message: OutgoingMessage, nowMs: number): Se
     body: Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength),
     messageId: message.messageId ?? deduplicationId ?? randomUUID(),
   };
-  if (message.attributes !== undefined) outgoing.applicationProperties = { ...message.attributes };
+  if (message.attributes !== undefined) outgoing.applicationProperties = withDiagnosticId(message.attributes);
   if (message.sessionId !== undefined) outgoing.sessionId = message.sessionId;
   if (message.correlationId !== undefined) outgoing.correlationId = message.correlationId;
   if (message.contentType !== undefined) outgoing.contentType = message.contentType;
@@ -57,6 +57,19 @@ export function toServiceBusMessage(message: OutgoingMessage, nowMs: number): Se
   if (message.delayMs !== undefined && message.delayMs > 0)
     outgoing.scheduledEnqueueTimeUtc = new Date(nowMs + message.delayMs);
   return outgoing;
+}
+
+/** The W3C trace context's header, and where the Azure SDKs look for it in a message. */
+const TRACEPARENT = "traceparent";
+const DIAGNOSTIC_ID = "Diagnostic-Id";
+
+/** Application properties of `attributes`: a message carrying a trace context names it as `Diagnostic-Id` too, as the Azure SDKs read it. */
+function withDiagnosticId(attributes: Readonly<Record<string, string>>): Record<string, string> {
+  const properties = { ...attributes };
+  const traceparent = attributes[TRACEPARENT];
+  if (traceparent !== undefined && properties[DIAGNOSTIC_ID] === undefined)
+    properties[DIAGNOSTIC_ID] = traceparent;
+  return properties;
 }
 
 /** The SDK's dead-letter options for a reason and an optional description. */
@@ -92,6 +105,9 @@ function attributesOf(message: ServiceBusReceivedMessage, queue: string): Record
     const value = properties[key];
     if (value !== undefined && value !== null) attributes[key] = propertyText(value);
   }
+  // The copy of the trace context made on send is hidden again: attributes come back as they were sent.
+  if (attributes[DIAGNOSTIC_ID] !== undefined && attributes[DIAGNOSTIC_ID] === attributes[TRACEPARENT])
+    delete attributes[DIAGNOSTIC_ID];
   const source = deadLetterSource(queue);
   if (source !== undefined) {
     const reason = message.deadLetterReason ?? attributes[DEAD_LETTER_ATTRIBUTES.reason];

@@ -11,12 +11,14 @@ import type { ReceivedMessage } from "../../core/message.js";
 import type {
   OperationContext,
   OutgoingMessage,
+  ProviderTelemetry,
   QueueProvider,
   SessionProvider,
   TopicProvider,
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
+import { serverOf } from "../../telemetry/server-address.js";
 import { BorrowedSessions } from "./borrowed-sessions.js";
 import type { ServiceBusProviderConfig } from "./config.js";
 import { connect, type ServiceBusConnection } from "./connection.js";
@@ -81,6 +83,7 @@ export async function createServiceBusProvider(
 export class ServiceBusProvider implements QueueProvider {
   readonly providerType = "servicebus";
   readonly capabilities: Capabilities = SERVICE_BUS_CAPABILITIES;
+  readonly telemetry: ProviderTelemetry;
   readonly admin: QueueAdmin;
   readonly topics: TopicProvider;
   readonly #connection: ServiceBusConnection;
@@ -102,6 +105,11 @@ export class ServiceBusProvider implements QueueProvider {
 
   constructor(config: ServiceBusProviderConfig, options: ServiceBusProviderOptions) {
     this.#connection = connect(config, DEFAULT_OPERATION_TIMEOUT_MS);
+    const endpoint =
+      "connectionString" in config
+        ? /Endpoint\s*=\s*([^;]*)/i.exec(String(config.connectionString))?.[1]
+        : `sb://${config.fullyQualifiedNamespace}`;
+    this.telemetry = { system: "servicebus", ...serverOf(endpoint) };
     this.#clock = options.clock ?? systemClock;
     this.#createQueues = options.createQueues;
     this.#links = new Links(this.#connection.client);

@@ -44,6 +44,8 @@ export const RECEIVED_SYSTEM_ATTRIBUTES = [
   "MessageGroupId",
   "SequenceNumber",
   "DeadLetterQueueSourceArn",
+  // The X-Ray trace header the AWS SDK sends: shown as an attribute, so that telemetry reads the trace from it.
+  "AWSTraceHeader",
 ];
 
 /** A message as it goes on the wire, with its size as SQS counts it. */
@@ -231,6 +233,9 @@ export function decodeMessage(
       else attributes[name] = attributeText(value);
     }
   }
+  const traceHeader = system.AWSTraceHeader;
+  if (traceHeader !== undefined && attributes.AWSTraceHeader === undefined)
+    attributes.AWSTraceHeader = traceHeader;
   const groupId = system.MessageGroupId;
   const sentAt = Number(system.SentTimestamp) || nowMs;
   const delivery = new Delivery(

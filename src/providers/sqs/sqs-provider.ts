@@ -1,3 +1,4 @@
+import { MAX_MESSAGE_ATTRIBUTES } from "../../aws/json-protocol/sqs-validation.js";
 import type { QueueAdmin } from "../../core/admin.js";
 import { awaitQueue, noQueueToAcceptFrom } from "../../core/await-queue.js";
 import type { Capabilities } from "../../core/capabilities.js";
@@ -8,11 +9,13 @@ import type { ReceivedMessage } from "../../core/message.js";
 import type {
   OperationContext,
   OutgoingMessage,
+  ProviderTelemetry,
   QueueProvider,
   SessionProvider,
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
+import { serverOf } from "../../telemetry/server-address.js";
 import type { SqsProviderConfig } from "./config.js";
 import { CredentialSource } from "./credentials.js";
 import { deadLetter } from "./dead-letters.js";
@@ -83,6 +86,7 @@ export class SqsProvider implements QueueProvider {
   readonly admin: QueueAdmin;
   /** Every request has its own deadline: the context's timeout, plus its wait for a long poll. */
   readonly enforcesTimeouts = true;
+  readonly telemetry: ProviderTelemetry;
   readonly #sqs: SqsContext;
   readonly #createQueues: boolean;
   readonly #closing = new AbortController();
@@ -93,7 +97,14 @@ export class SqsProvider implements QueueProvider {
     const env = options.env ?? process.env;
     const clock = options.clock ?? systemClock;
     const credentials = CredentialSource.from(config.credentials, env, clock);
-    const http = new SqsHttp(resolveEndpoint(config, env), credentials, clock);
+    const endpoint = resolveEndpoint(config, env);
+    const http = new SqsHttp(endpoint, credentials, clock);
+    // Past SQS's 10 message attributes the provider packs them, which other SQS readers cannot read.
+    this.telemetry = {
+      system: "aws_sqs",
+      ...serverOf(endpoint.url.href),
+      maxAttributes: MAX_MESSAGE_ATTRIBUTES,
+    };
     this.#sqs = {
       http,
       clock,

@@ -1,9 +1,9 @@
 import { QueueError, unlessNotFound } from "../core/errors.js";
 import type { QueueClient } from "../core/queue-client.js";
 import { subscriptionPath } from "../core/topics.js";
+import type { MetricFamily } from "../metrics/prometheus-text.js";
+import { queueFamilies, readQueueCounts } from "../metrics/queue-gauges.js";
 import type { Deliveries } from "../receiving/index.js";
-import type { MetricFamily } from "../server/metrics/prometheus-text.js";
-import { queueFamilies, readQueueCounts } from "../server/metrics/queue-gauges.js";
 import {
   type DeliveryView,
   deliveryView,

@@ -1,10 +1,10 @@
 import type { QueueEngine } from "../../engine/queue-engine.js";
+import { isLoopbackHost } from "../../http/loopback-hosts.js";
+import { MetricsEndpoint } from "../../metrics/metrics-endpoint.js";
+import type { MetricFamily } from "../../metrics/prometheus-text.js";
+import { type QueueCounts, queueFamilies, readQueueCounts } from "../../metrics/queue-gauges.js";
+import { RequestMetrics } from "../../metrics/request-metrics.js";
 import { belongsToTopic, SUBSCRIPTION_DEAD_LETTERS } from "../../rules/topic-records.js";
-import { isLoopbackHost } from "../loopback-hosts.js";
-import { MetricsEndpoint } from "./metrics-endpoint.js";
-import type { MetricFamily } from "./prometheus-text.js";
-import { type QueueCounts, queueFamilies, readQueueCounts } from "./queue-gauges.js";
-import { RequestMetrics } from "./request-metrics.js";
 
 /**
  * The metrics of the servers over one engine: its queues' counts, read when scraped, and the

@@ -4,7 +4,7 @@ import type { QueueEngine } from "../../engine/queue-engine.js";
 import type { LockReference, MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
 import type { WriteBatcher } from "../../engine/write-batcher.js";
-import { OK, type RequestMetrics } from "../metrics/request-metrics.js";
+import { OK, type RequestMetrics } from "../../metrics/request-metrics.js";
 import { type AmqpError, amqpErrorOf, CONDITIONS } from "./amqp-errors.js";
 import type { DispositionWriter } from "./disposition-writer.js";
 import { deliveryTag } from "./lock-tokens.js";

@@ -9,9 +9,9 @@ import {
 } from "../../aws/index.js";
 import type { AwsCredentials } from "../../aws/sigv4/credentials.js";
 import type { QueueEngine } from "../../engine/queue-engine.js";
+import { isMetricsRequest, type MetricsEndpoint } from "../../metrics/metrics-endpoint.js";
+import { OK } from "../../metrics/request-metrics.js";
 import { endpointOf, listen, portOf } from "../http-listener.js";
-import { isMetricsRequest, type MetricsEndpoint } from "../metrics/metrics-endpoint.js";
-import { OK } from "../metrics/request-metrics.js";
 import { ServerMetrics } from "../metrics/server-metrics.js";
 import { readRequestBody } from "../request-body.js";
 import { DEFAULT_ACCOUNT_ID } from "./queue-urls.js";

@@ -1,13 +1,9 @@
 // The shared pieces of /metrics: the text format, the request counts and the bounded count read.
 import { describe, expect, it } from "vitest";
 import { QueueError } from "../../../src/core/errors.js";
-import { renderFamilies } from "../../../src/server/metrics/prometheus-text.js";
-import {
-  MAX_REPORTED_QUEUES,
-  queueFamilies,
-  readQueueCounts,
-} from "../../../src/server/metrics/queue-gauges.js";
-import { DURATION_BUCKETS, RequestMetrics } from "../../../src/server/metrics/request-metrics.js";
+import { renderFamilies } from "../../../src/metrics/prometheus-text.js";
+import { MAX_REPORTED_QUEUES, queueFamilies, readQueueCounts } from "../../../src/metrics/queue-gauges.js";
+import { DURATION_BUCKETS, RequestMetrics } from "../../../src/metrics/request-metrics.js";
 import { parseExposition, samplesOf, sampleValue } from "./prometheus-parse.js";
 
 const STATS = { active: 1, inFlight: 2, delayed: 3, deadLettered: 4 };

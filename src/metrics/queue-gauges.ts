@@ -1,6 +1,6 @@
-import type { QueueStats } from "../../core/admin.js";
-import { unlessNotFound } from "../../core/errors.js";
-import { parseSubscriptionPath } from "../../core/topics.js";
+import type { QueueStats } from "../core/admin.js";
+import { unlessNotFound } from "../core/errors.js";
+import { parseSubscriptionPath } from "../core/topics.js";
 import type { Labels, MetricFamily, Sample } from "./prometheus-text.js";
 
 /** At most this many queues (the first by name) get series of their own: a scrape's work and size stay bounded. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { QueueError } from "../../core/errors.js";
-import { addressedToLoopback } from "../loopback-hosts.js";
+import { QueueError } from "../core/errors.js";
+import { addressedToLoopback } from "../http/loopback-hosts.js";
 import { type MetricFamily, PROMETHEUS_CONTENT_TYPE, renderFamilies } from "./prometheus-text.js";
 
 /** Where every server of queue-runtime answers its metrics. */

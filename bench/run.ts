@@ -22,6 +22,7 @@ const suites: BenchSuite[] = [
   { name: "consumer", run: async () => (await import("./consumer.bench.js")).run() },
   { name: "brokers", run: async (args) => (await import("./brokers.bench.js")).run(args) },
   { name: "topics", run: async (args) => (await import("./topics.bench.js")).run(args) },
+  { name: "telemetry", run: async () => (await import("./telemetry.bench.js")).run() },
 ];
 
 // `npm run bench -- <suite> [arguments]`: the first word names the suite, the words after it are

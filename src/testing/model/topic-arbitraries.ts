@@ -240,7 +240,7 @@ function subscriptionOptions(
     );
   // Most keep their dead letters (in `<path>/$deadletterqueue`, read and redriven by the runs),
   // where a queue's options as the runs vary them mostly have none.
-  const deadLetters = given.subqueues ? fc.constant(true) : fc.constantFrom(true, true, true, false);
+  const deadLetters = given.subqueues ? fc.constant(true) : fc.constantFrom(true, true, false);
   return fc
     .tuple(queueOptionsArbitrary(given), rules, fc.constantFrom(false, false, given.sessions), deadLetters)
     .map(([{ deadLetterQueue, ...queue }, chosen, requiresSession, kept]) =>

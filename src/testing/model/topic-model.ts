@@ -213,7 +213,15 @@ export class TopicModel {
   }
 }
 
+/** Each filter compiled once: the runs give subscriptions the same few filter objects over and over. */
+const compiledFilters = new WeakMap<SubscriptionFilter, CompiledFilter>();
+
 /** A rule with its filter compiled by the library's evaluator. */
 function compiled(rule: ModelRule): { name: string; filter: CompiledFilter } {
-  return { name: rule.name, filter: compileFilter(rule.filter) };
+  let filter = compiledFilters.get(rule.filter);
+  if (filter === undefined) {
+    filter = compileFilter(rule.filter);
+    compiledFilters.set(rule.filter, filter);
+  }
+  return { name: rule.name, filter };
 }

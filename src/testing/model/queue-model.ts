@@ -177,6 +177,11 @@ export interface ModelOptions {
    * it). Such a step is then made only while at most one session is free with messages ready.
    */
   nextSession?: "oldest-message" | "unspecified";
+  /**
+   * Whether a subscription may deduplicate (a `deduplicationWindowMs` over 0; default true), or
+   * is `Unsupported` (Service Bus detects duplicates on a topic, not on its subscriptions).
+   */
+  subscriptionDeduplication?: boolean;
 }
 
 /** Queue settings whose defaults a provider may choose otherwise. */

@@ -80,8 +80,8 @@ function onProvider(admin: ClientAdmin, topic: string, step: TopicStep): Promise
 
 /**
  * A queue command on a subscription of `topic` that exists when it runs (or on its dead-letter
- * queue), picked by index as settles pick receipts: so it meets a subscription whenever there is
- * one. Skipped while there is none.
+ * queue): the `index`-th by name, counting round, as settles pick receipts; so it meets a
+ * subscription whenever there is one. Skipped while there is none.
  */
 export class OnSubscription implements WorldCommand {
   constructor(

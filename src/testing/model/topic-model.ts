@@ -6,7 +6,7 @@ import {
   DEFAULT_RULE_NAME,
   MATCH_ALL,
 } from "../../rules/filters/index.js";
-import type { ModelQueueOptions, ModelSend, QueueModel } from "./queue-model.js";
+import type { ModelOptions, ModelQueueOptions, ModelSend, QueueModel } from "./queue-model.js";
 
 /**
  * The reference model of topics (docs: shared/spec/topics.md): topics, their subscriptions and
@@ -61,11 +61,13 @@ interface ModelTopic {
 /** Topics, subscriptions and rules over a {@link QueueModel} that holds the subscriptions' messages. */
 export class TopicModel {
   readonly #queues: QueueModel;
+  readonly #options: ModelOptions;
   readonly #topics = new Map<string, ModelTopic>();
 
-  /** Keeps subscriptions' messages in `queues`. */
-  constructor(queues: QueueModel) {
+  /** Keeps subscriptions' messages in `queues`; `options` as the queues were given. */
+  constructor(queues: QueueModel, options: ModelOptions = {}) {
     this.#queues = queues;
+    this.#options = options;
   }
 
   /** The names of every topic, sorted. */
@@ -116,6 +118,8 @@ export class TopicModel {
 
   /** Creates a subscription and the queue its path names; its forwarding queue must exist. */
   createSubscription(topic: string, name: string, options: ModelSubscriptionOptions = {}): void {
+    if (this.#options.subscriptionDeduplication === false && (options.deduplicationWindowMs ?? 0) > 0)
+      throw new QueueError("Unsupported", "duplicates are detected on a topic, not on its subscriptions");
     const { subscriptions } = this.#topic(topic);
     if (subscriptions.has(name))
       throw new QueueError("QueueAlreadyExists", `topic ${topic} already has a subscription ${name}`);

@@ -66,7 +66,7 @@ export class World {
     this.client = client;
     this.second = second;
     this.model = new QueueModel(clock.now(), options);
-    this.topics = new TopicModel(this.model);
+    this.topics = new TopicModel(this.model, options);
   }
 
   /** A body no message of this run had before: bodies are how the two sides' messages are matched. */

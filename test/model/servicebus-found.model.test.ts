@@ -161,4 +161,10 @@ describe("found by the model: servicebus", () => {
       new Receive(FIFO_DEAD_LETTERS, 1),
       new Settle(0, { kind: "abandon", delayMs: 1_000 }, true),
     ]));
+
+  // Not fixed yet (found by the runs with topics): deleteQueue of a subscription's path succeeds,
+  // where docs/topics.md says it is refused (Validation: deleteSubscription removes it), as the
+  // engine and postgres refuse it. This test fails while they disagree.
+  test.fails("deleteQueue refuses a subscription's queue", () =>
+    replay({}, [new QueueAdminCall("deleteQueue", "ta/subscriptions/a")], {}, {}));
 });

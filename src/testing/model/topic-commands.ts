@@ -125,8 +125,8 @@ export class Publish implements WorldCommand {
   }
   /**
    * Publishes on both sides: which entries went and why the others did not must agree, each
-   * published message has an id of its own, and its copies carry it (a repeated deduplication id
-   * in a queue a copy reached answers it).
+   * published message has an id of its own (but for a shared deduplication id), and its copies
+   * carry it (a repeated deduplication id in a queue a copy reached answers it).
    */
   async run(_: World, world: World): Promise<void> {
     const messages = this.entries.map((options) => ({ body: world.nextBody(), ...options }));
@@ -140,10 +140,20 @@ export class Publish implements WorldCommand {
     const both = sameOutcome(label, this.batch ? model : onlyEntry(model), real);
     if (both === undefined) return;
     sameEntries(label, both.model, both.real);
-    const ids = both.real.flatMap((entry) => (entry.ok ? [entry.messageId] : []));
-    sameValue(`${label}: distinct ids`, ids.length, new Set(ids).size);
+    // Which message each id was given to: Service Bus's message id is its deduplication key, so
+    // messages sharing a deduplication id may share an id; any others have ids of their own.
+    const holders = new Map<string, string>();
     both.real.forEach((entry, index) => {
-      if (entry.ok) world.realIds.set(messages[index]!.body, entry.messageId);
+      if (!entry.ok) return;
+      const message = messages[index]!;
+      const holder = message.deduplicationId ?? message.body;
+      sameValue(
+        `${label}: the message with id ${entry.messageId}`,
+        holders.get(entry.messageId) ?? holder,
+        holder,
+      );
+      holders.set(entry.messageId, holder);
+      world.realIds.set(message.body, entry.messageId);
     });
     await comparePublished(world, this.topic);
   }

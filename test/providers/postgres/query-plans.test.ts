@@ -61,7 +61,12 @@ describe("postgres provider: query plans", () => {
       const setup = await createClient({
         provider: { type: "postgres", connectionString: POSTGRES_URL, schema },
       });
-      await setup.admin.createQueue("deep", { maxDeliveryCount: 3, deduplicationWindowMs: 60_000 });
+      // Locks that outlast the test however slow the machine: a lock that ends fails the settles below.
+      await setup.admin.createQueue("deep", {
+        maxDeliveryCount: 3,
+        deduplicationWindowMs: 60_000,
+        lockDurationMs: 600_000,
+      });
       await setup.admin.createQueue("deep.fifo", { requiresSession: true });
       await setup.sendMessages("deep", ["first"]);
       await setup.completeMessage((await setup.receiveMessage("deep"))!.receiptHandle);

@@ -61,6 +61,12 @@ export { StandardQueueClient } from "./core/standard-queue-client.js";
 export type { SchemaOutput, StandardIssue, StandardSchemaV1 } from "./core/standard-schema.js";
 export { StandardSessionClient } from "./core/standard-session-client.js";
 export type {
+  MeterProviderLike,
+  TelemetryOption,
+  TelemetryProviders,
+  TracerProviderLike,
+} from "./core/telemetry/telemetry-option.js";
+export type {
   CorrelationFilter,
   FilterKind,
   SubscriptionFilter,
@@ -83,9 +89,3 @@ export type { SqliteProviderConfig } from "./providers/sqlite/config.js";
 export type { SqsProviderConfig } from "./providers/sqs/config.js";
 export { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS, deadLetterQueueName } from "./rules/dead-letters.js";
 export type { EngineProviderOptions } from "./rules/queue-defaults.js";
-export type {
-  MeterProviderLike,
-  TelemetryOption,
-  TelemetryProviders,
-  TracerProviderLike,
-} from "./telemetry/telemetry-option.js";

@@ -1,5 +1,5 @@
-import type { TelemetryOption } from "../telemetry/telemetry-option.js";
 import type { RetryPolicy } from "./retry.js";
+import type { TelemetryOption } from "./telemetry/telemetry-option.js";
 
 /**
  * The config of every registered provider by its type. Each provider's folder adds its own entry

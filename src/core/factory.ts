@@ -1,4 +1,3 @@
-import { loadOpenTelemetry } from "../telemetry/open-telemetry.js";
 import type { Clock } from "./clock.js";
 import type { ProviderConfig, QueueConfig } from "./config.js";
 import { QueueError } from "./errors.js";
@@ -12,6 +11,7 @@ import {
 import type { QueueClient } from "./queue-client.js";
 import { parseQueueUrl, untypedUrlConfig } from "./queue-url.js";
 import { checkStandardClientOptions, StandardQueueClient } from "./standard-queue-client.js";
+import { loadOpenTelemetry } from "./telemetry/open-telemetry.js";
 
 function clockOf(provider: ProviderConfig): Clock | undefined {
   const clock = (provider as { clock?: unknown }).clock;

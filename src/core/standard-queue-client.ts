@@ -1,6 +1,3 @@
-import { ClientTelemetry } from "../telemetry/client-telemetry.js";
-import { checkTelemetryOption, type TelemetryOption } from "../telemetry/telemetry-option.js";
-import { type SettleMethod, tracedReceive, tracedSettle } from "../telemetry/traced-operations.js";
 import { receiveInRuns, retryFailedEntries, sendInRuns } from "./batch.js";
 import type { Capabilities, ProviderType } from "./capabilities.js";
 import { CheckedAdmin } from "./checked-admin.js";
@@ -27,6 +24,9 @@ import type { ReceiptHandle } from "./receipt-handle.js";
 import { type RetryListener, type RetryPolicy, resolveRetryPolicy } from "./retry.js";
 import type { AnySchema, SchemaOutput, StandardSchemaV1 } from "./standard-schema.js";
 import { StandardSessionClient } from "./standard-session-client.js";
+import { ClientTelemetry } from "./telemetry/client-telemetry.js";
+import { checkTelemetryOption, type TelemetryOption } from "./telemetry/telemetry-option.js";
+import { type SettleMethod, tracedReceive, tracedSettle } from "./telemetry/traced-operations.js";
 import {
   checkReason,
   checkReceipt,

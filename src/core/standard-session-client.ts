@@ -1,5 +1,3 @@
-import type { ClientTelemetry } from "../telemetry/client-telemetry.js";
-import { type SettleMethod, tracedReceive, tracedSettle } from "../telemetry/traced-operations.js";
 import { receiveInRuns } from "./batch.js";
 import { QueueError } from "./errors.js";
 import type { Invoker } from "./invoker.js";
@@ -7,6 +5,8 @@ import { bodyBytes, type ReceivedMessage } from "./message.js";
 import type { OperationContext, QueueProvider, SessionProvider } from "./provider.js";
 import type { ClientMetrics, SessionClient, WaitOptions } from "./queue-client.js";
 import type { ReceiptHandle } from "./receipt-handle.js";
+import type { ClientTelemetry } from "./telemetry/client-telemetry.js";
+import { type SettleMethod, tracedReceive, tracedSettle } from "./telemetry/traced-operations.js";
 import {
   checkReason,
   checkReceipt,

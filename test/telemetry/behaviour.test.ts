@@ -1,7 +1,7 @@
 import { SpanStatusCode } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
+import { traceparentOfAwsHeader } from "../../src/core/telemetry/carrier.js";
 import { createClient, QueueError } from "../../src/index.js";
-import { traceparentOfAwsHeader } from "../../src/telemetry/carrier.js";
 import { named, only, parentOf, startSdk, type TestSdk } from "./otel.js";
 
 let sdk: TestSdk | undefined;

@@ -1,10 +1,10 @@
 import { EventEmitter } from "node:events";
-import type { ClientTelemetry } from "../../telemetry/client-telemetry.js";
 import { onAbort } from "../abort-watch.js";
 import { type Clock, sleep } from "../clock.js";
 import { QueueError, type QueueErrorCode, toQueueError } from "../errors.js";
 import type { ReceivedMessage } from "../message.js";
 import type { QueueClient, SessionClient } from "../queue-client.js";
+import type { ClientTelemetry } from "../telemetry/client-telemetry.js";
 import { MAX_RECEIVE_COUNT } from "../validation.js";
 import type { Consumer, ConsumerEvents, ConsumerMetrics, MessageHandler, StopOptions } from "./consumer.js";
 import { DeadLetterError } from "./dead-letter-error.js";

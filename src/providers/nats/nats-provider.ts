@@ -15,12 +15,12 @@ import type {
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
+import { serverOf } from "../../core/telemetry/server-address.js";
 import { fullCapabilities } from "../../rules/full-capabilities.js";
 import { maxMessageBytesOf } from "../../rules/limits.js";
 import { newMessageId } from "../../rules/message-ids.js";
 import { resolveQueueDefaults } from "../../rules/queue-defaults.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
-import { serverOf } from "../../telemetry/server-address.js";
 import { eraseStored, signalDelivery } from "./acks.js";
 import type { NatsProviderConfig } from "./config.js";
 import { NatsLink } from "./connection.js";

@@ -13,12 +13,12 @@ import type {
   SessionProvider,
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
+import { serverOf } from "../../core/telemetry/server-address.js";
 import { validateDuration } from "../../core/validation.js";
 import type { PgPool } from "../../postgres/pg-pool.js";
 import { fullCapabilitiesWithTopics } from "../../rules/full-capabilities.js";
 import { maxMessageBytesOf } from "../../rules/limits.js";
 import { type QueueDefaults, resolveQueueDefaults } from "../../rules/queue-defaults.js";
-import { serverOf } from "../../telemetry/server-address.js";
 import type { PostgresProviderConfig } from "./config.js";
 import { DatabaseClock } from "./database-clock.js";
 import { PostgresMessages } from "./postgres-messages.js";

@@ -15,13 +15,13 @@ import type {
 } from "../../core/provider.js";
 import { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
+import { serverOf } from "../../core/telemetry/server-address.js";
 import { validateCount } from "../../core/validation.js";
 import { DEAD_LETTER_ATTRIBUTES, DEAD_LETTER_REASONS } from "../../rules/dead-letters.js";
 import { maxMessageBytesOf } from "../../rules/limits.js";
 import { newMessageId } from "../../rules/message-ids.js";
 import { type QueueDefaults, resolveQueueDefaults } from "../../rules/queue-defaults.js";
 import type { QueueRecord } from "../../rules/queue-records.js";
-import { serverOf } from "../../telemetry/server-address.js";
 import { resultsOrFailure } from "./batch-results.js";
 import { Catalog, type CatalogEntry } from "./catalog.js";
 import type { RabbitMqProviderConfig } from "./config.js";

@@ -18,7 +18,7 @@ import type {
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
-import { serverOf } from "../../telemetry/server-address.js";
+import { serverOf } from "../../core/telemetry/server-address.js";
 import { BorrowedSessions } from "./borrowed-sessions.js";
 import type { ServiceBusProviderConfig } from "./config.js";
 import { connect, type ServiceBusConnection } from "./connection.js";

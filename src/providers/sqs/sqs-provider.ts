@@ -15,7 +15,7 @@ import type {
 } from "../../core/provider.js";
 import type { ReceiptHandle } from "../../core/receipt-handle.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS } from "../../core/standard-queue-client.js";
-import { serverOf } from "../../telemetry/server-address.js";
+import { serverOf } from "../../core/telemetry/server-address.js";
 import type { SqsProviderConfig } from "./config.js";
 import { CredentialSource } from "./credentials.js";
 import { deadLetter } from "./dead-letters.js";

@@ -1,5 +1,5 @@
 import type { Meter, Tracer, TracerProvider } from "@opentelemetry/api";
-import type { ProviderTelemetry } from "../core/provider.js";
+import type { ProviderTelemetry } from "../provider.js";
 import { makeInstruments } from "./instruments.js";
 import { Naming } from "./naming.js";
 import { loadedOpenTelemetry, loadOpenTelemetry, type OpenTelemetry } from "./open-telemetry.js";

@@ -1,5 +1,5 @@
 import type { Attributes, Context, Span } from "@opentelemetry/api";
-import type { ReceivedMessage } from "../core/message.js";
+import type { ReceivedMessage } from "../message.js";
 import { ATTRIBUTES } from "./attribute-names.js";
 import { extractFrom } from "./carrier.js";
 import { describeReceived } from "./message-attributes.js";

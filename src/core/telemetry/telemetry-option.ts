@@ -1,4 +1,4 @@
-import { QueueError } from "../core/errors.js";
+import { QueueError } from "../errors.js";
 
 /** A tracer provider, as `@opentelemetry/api`'s `TracerProvider` (named by shape: the API is an optional peer). */
 export interface TracerProviderLike {

@@ -1,6 +1,6 @@
 import type { Attributes, Span } from "@opentelemetry/api";
-import type { ReceivedMessage } from "../core/message.js";
-import type { OutgoingMessage } from "../core/provider.js";
+import type { ReceivedMessage } from "../message.js";
+import type { OutgoingMessage } from "../provider.js";
 import { ATTRIBUTES } from "./attribute-names.js";
 
 /** Sets on `span` what it may say of one message about to be sent: its size, its own id and correlation id, never its body. */

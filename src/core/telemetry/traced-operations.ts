@@ -1,4 +1,4 @@
-import type { ReceivedMessage } from "../core/message.js";
+import type { ReceivedMessage } from "../message.js";
 import { SETTLE_NAMES } from "./attribute-names.js";
 import type { ClientTelemetry } from "./client-telemetry.js";
 

@@ -1,7 +1,7 @@
 import type { Attributes } from "@opentelemetry/api";
-import { BoundedCache } from "../core/bounded-cache.js";
-import { QueueError } from "../core/errors.js";
-import type { ProviderTelemetry } from "../core/provider.js";
+import { BoundedCache } from "../bounded-cache.js";
+import { QueueError } from "../errors.js";
+import type { ProviderTelemetry } from "../provider.js";
 import { ATTRIBUTES, type OperationType } from "./attribute-names.js";
 
 /** Operations of distinct destinations remembered at once (more only costs building their attributes again). */

@@ -1,6 +1,6 @@
 import type { Attributes, Context, Link, Span, Tracer } from "@opentelemetry/api";
-import type { ReceivedMessage } from "../core/message.js";
-import type { OutgoingMessage } from "../core/provider.js";
+import type { ReceivedMessage } from "../message.js";
+import type { OutgoingMessage } from "../provider.js";
 import { ATTRIBUTES, CONTEXT_LEFT_OUT, type SettleName } from "./attribute-names.js";
 import { extractFrom, injectInto } from "./carrier.js";
 import type { Instruments } from "./instruments.js";

@@ -16,7 +16,8 @@ import { serversPerRun } from "./run-servers.js";
  * redrive receives from and sends on; queues have no default delay; an abandon with a delay keeps
  * the message locked until the delay ends; a plain receive of a session queue borrows one
  * session; a purge receives what is ready; a peek leaves out messages whose time to live ended;
- * a scheduled message's time to live runs from its scheduled time.
+ * a scheduled message's time to live runs from its scheduled time; a subscription does not
+ * deduplicate (its topic does).
  */
 export const SERVICE_BUS_SEMANTICS: ModelOptions = {
   sessionLockDurationMs: "queue",
@@ -29,6 +30,7 @@ export const SERVICE_BUS_SEMANTICS: ModelOptions = {
   purge: "ready",
   peekHeldExpired: false,
   timeToLiveFrom: "visible",
+  subscriptionDeduplication: false,
 };
 
 /** A run's AMQP endpoint and management API over one engine. */

@@ -167,4 +167,10 @@ describe("found by the model: servicebus", () => {
   // engine and postgres refuse it. This test fails while they disagree.
   test.fails("deleteQueue refuses a subscription's queue", () =>
     replay({}, [new QueueAdminCall("deleteQueue", "ta/subscriptions/a")], {}, {}));
+
+  // Not fixed yet (found by the runs with topics): a redrive of a subscription's dead-letter queue
+  // is Unsupported, where docs/topics.md says a subscription is redriven as a queue is (C92), as
+  // the engine and postgres do. This test fails while they disagree.
+  test.fails("a subscription's dead letters are redriven as a queue's", () =>
+    replay({}, [new Redrive("ta/subscriptions/a/$deadletterqueue", undefined)], {}, {}));
 });

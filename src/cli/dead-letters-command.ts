@@ -1,8 +1,8 @@
-import type { PeekedMessage, QueueAdmin } from "../core/admin.js";
-import { QueueError } from "../core/errors.js";
+import type { PeekedMessage } from "../core/admin.js";
 import { MAX_PEEK } from "../core/peeked-message.js";
 import { DEAD_LETTER_ATTRIBUTES } from "../rules/dead-letters.js";
 import { EXIT } from "./command.js";
+import { deadLetterQueueNamed } from "./dead-letter-queue.js";
 import { messageJson } from "./message-view.js";
 import { OPERATOR_HELP, type OperatorCall, operatorCommand } from "./operator-command.js";
 import { printable, show, tableLines } from "./output.js";
@@ -48,16 +48,6 @@ async function deadLetters({ client, request, io, json }: OperatorCall<PeekReque
     piped: rows.map((row) => row.join("\t")),
   });
   return EXIT.done;
-}
-
-/** The dead-letter queue `name` means: its own when it has one, else `name` itself (a dead-letter queue has none). */
-async function deadLetterQueueNamed(admin: QueueAdmin, name: string): Promise<string> {
-  try {
-    return await admin.deadLetterQueueOf(name);
-  } catch (error) {
-    if (QueueError.is(error, "Unsupported")) return name;
-    throw error;
-  }
 }
 
 /** Where a dead letter came from and why it was dead-lettered, as its attributes say (`null` when absent). */

@@ -2,13 +2,15 @@ import type { QueueAdmin } from "../core/admin.js";
 import { type Clock, sleep } from "../core/clock.js";
 import { positionalsOf } from "./arguments.js";
 import { EXIT, type StatusLine } from "./command.js";
+import { deadLetterQueueNamed } from "./dead-letter-queue.js";
 import { OPERATOR_HELP, type OperatorCall, type OptionValues, operatorCommand } from "./operator-command.js";
 import { counted, show } from "./output.js";
 
-const USAGE = `Usage: queue-runtime redrive <dead-letter-queue> [options]
+const USAGE = `Usage: queue-runtime redrive <queue> [options]
 
 Moves the messages of a dead-letter queue back to the queue each came from (its
-DeadLetterSourceQueue attribute), or all of them to --to, and prints how many moved. They start
+DeadLetterSourceQueue attribute), or all of them to --to, and prints how many moved. Give the
+dead-letter queue or the queue whose dead letters it holds: either name works. They start
 over: no dead-letter attributes, a delivery count of 0. A message whose source queue no longer
 exists stays. On a terminal a progress bar shows on stderr.
 
@@ -25,11 +27,12 @@ const BAR_WIDTH = 30;
 
 /** What `queue-runtime redrive` was asked to move. */
 interface RedriveRequest {
-  readonly deadLetterQueue: string;
+  /** The queue named: a dead-letter queue, or a queue whose dead letters to move. */
+  readonly queue: string;
   readonly target: string | undefined;
 }
 
-/** `queue-runtime redrive <dead-letter-queue>`: moves dead letters back and prints how many moved. */
+/** `queue-runtime redrive <queue>`: moves dead letters back and prints how many moved. */
 export const REDRIVE = operatorCommand({
   name: "redrive",
   summary: "move a dead-letter queue's messages back to their queues (or --to one) and print how many",
@@ -39,15 +42,17 @@ export const REDRIVE = operatorCommand({
   run: redrive,
 });
 
-/** Checks the dead-letter queue and `--to`. */
+/** Checks the queue and `--to`. */
 function redriveRequest(positionals: string[], values: OptionValues<typeof OPTIONS>): RedriveRequest {
-  const [deadLetterQueue] = positionalsOf(positionals, ["dead-letter-queue"]);
-  return { deadLetterQueue, target: values.to };
+  const [queue] = positionalsOf(positionals, ["queue"]);
+  return { queue, target: values.to };
 }
 
 /** Redrives, with a progress bar on a terminal's stderr while it runs, and prints how many moved. */
 async function redrive({ client, request, io, json }: OperatorCall<RedriveRequest>): Promise<number> {
-  const { deadLetterQueue, target } = request;
+  const { queue, target } = request;
+  // A queue's dead letters are in its dead-letter queue: redriving the queue itself would move none.
+  const deadLetterQueue = await deadLetterQueueNamed(client.admin, queue);
   const waiting = (await client.admin.getQueueStats(deadLetterQueue)).active;
   const status = json || waiting === 0 ? undefined : io.status;
   const finished = new AbortController();
@@ -67,9 +72,10 @@ async function redrive({ client, request, io, json }: OperatorCall<RedriveReques
     status?.clear();
   }
   const where = target === undefined ? "their source queues" : target;
+  const from = deadLetterQueue === queue ? queue : `${deadLetterQueue} (the dead-letter queue of ${queue})`;
   show(io, json, {
-    json: { deadLetterQueue, target: target ?? null, moved },
-    terminal: [`moved ${counted(moved, "message")} from ${deadLetterQueue} to ${where}`],
+    json: { queue, deadLetterQueue, target: target ?? null, moved },
+    terminal: [`moved ${counted(moved, "message")} from ${from} to ${where}`],
     piped: [String(moved)],
   });
   return EXIT.done;

@@ -146,13 +146,15 @@ describe.each(BROKERS)("queue-runtime on $name", { timeout: 120_000 }, (broker) 
       ]);
     } else refused(shown, 1, /peek/i);
 
-    expect(succeeded(await on(url, ["redrive", "orders-dlq"]))).toBe("2\n");
+    // The source queue's name redrives its dead-letter queue, as dead-letters accepts either name.
+    expect(succeeded(await on(url, ["redrive", "orders"]))).toBe("2\n");
     expect(await client.admin.getQueueStats("orders")).toMatchObject({ active: 2 });
     const [again] = await receiveCount(client, "orders", 1);
     await client.deadLetterMessage(again!.receiptHandle, "StillBad");
     expect(
       JSON.parse(succeeded(await on(url, ["redrive", "orders-dlq", "--to", "elsewhere", "--json"]))),
     ).toEqual({
+      queue: "orders-dlq",
       deadLetterQueue: "orders-dlq",
       target: "elsewhere",
       moved: 1,

@@ -308,11 +308,23 @@ describe("queue-runtime dead-letters and redrive on a SQLite file", { timeout: 6
     expect(
       JSON.parse(succeeded(await on(url, ["redrive", "orders-dlq", "--to", "elsewhere", "--json"]))),
     ).toEqual({
+      queue: "orders-dlq",
       deadLetterQueue: "orders-dlq",
       target: "elsewhere",
       moved: 1,
     });
     expect(await client.admin.getQueueStats("elsewhere")).toMatchObject({ active: 1 });
+  });
+
+  it("redrive given the source queue moves the dead letters of its dead-letter queue, as dead-letters accepts either name", async () => {
+    const { url, client } = await withDeadLetters();
+    expect(JSON.parse(succeeded(await on(url, ["redrive", "orders", "--json"])))).toEqual({
+      queue: "orders",
+      deadLetterQueue: "orders-dlq",
+      target: null,
+      moved: 2,
+    });
+    expect(await client.admin.getQueueStats("orders")).toMatchObject({ active: 2, deadLettered: 0 });
   });
 });
 
@@ -332,7 +344,7 @@ describe("queue-runtime refusing, on a SQLite file", { timeout: 60_000 }, () => 
       [["receive", "orders", "--max", "0"], "--max takes a whole number from 1 to 1000"],
       [["receive", "orders", "--wait", "soon"], "--wait takes seconds"],
       [["peek", "orders", "--max", "many"], "--max takes a whole number"],
-      [["redrive"], "missing <dead-letter-queue>"],
+      [["redrive"], "missing <queue>"],
       [["dead-letters", "a", "b"], 'unexpected argument "b"'],
     ];
     const ran = await Promise.all(cases.map(([args]) => on(url, args)));

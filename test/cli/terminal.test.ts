@@ -207,10 +207,24 @@ describe("queue-runtime at a terminal", () => {
     const nothing = await atTerminal(REDRIVE, ["orders-dlq", "--json", "--url", url]);
     expect(nothing.screen.status).toEqual([]);
     expect(JSON.parse(nothing.screen.out.join("\n"))).toEqual({
+      queue: "orders-dlq",
       deadLetterQueue: "orders-dlq",
       target: null,
       moved: 0,
     });
+  });
+
+  it("redrive given a queue that is not a dead-letter queue redrives its dead-letter queue and says which", async () => {
+    const { url, client } = await store();
+    await client.sendMessages("orders", ["a", "b", "c"]);
+    for (const message of await client.receiveMessages("orders", 3))
+      await client.deadLetterMessage(message.receiptHandle, "Failed");
+    const { code, screen } = await atTerminal(REDRIVE, ["orders", "--url", url]);
+    expect(code).toBe(0);
+    expect(screen.out).toEqual([
+      "moved 3 messages from orders-dlq (the dead-letter queue of orders) to their source queues",
+    ]);
+    expect(await client.admin.getQueueStats("orders")).toMatchObject({ active: 3, deadLettered: 0 });
   });
 
   it("the progress bar fills as messages move", () => {

@@ -4,6 +4,7 @@ import { subscriptionPath } from "../core/topics.js";
 import { countOption, UsageError } from "./arguments.js";
 import { EXIT } from "./command.js";
 import { confirmed } from "./confirm.js";
+import { deadLetterQueueNamed } from "./dead-letter-queue.js";
 import { OPERATOR_HELP, type OperatorCall, type OptionValues, operatorCommand } from "./operator-command.js";
 import { counted, show, tableLines } from "./output.js";
 
@@ -17,7 +18,8 @@ Lists queues with their message counts, and creates, deletes and empties them.
                           <topic>/subscriptions/<name>), and each topic with its subscriptions
                           and the messages published to it
   create <name>           create a queue, and its dead-letter queue unless the provider has none
-  delete <name>           delete a queue and its messages (asks first)
+  delete <name>           delete a queue and its messages (asks first); its dead-letter queue
+                          stays, and the output says so, unless the provider deletes it too
   purge <name>            remove every message of a queue, locked ones included (asks first)
 
   --fifo                  create: deliver in order per session (message group)
@@ -216,14 +218,8 @@ async function deleteOrPurge(
           undone: `nothing purged from ${name}`,
         };
   if (!(await confirmed(io, yes, { command: "queues", ...change }))) return EXIT.failed;
-  if (action === "delete") {
-    await client.admin.deleteQueue(name);
-    show(io, json, {
-      json: { queue: name, deleted: true },
-      terminal: [`deleted queue ${name}`],
-      piped: [name],
-    });
-  } else {
+  if (action === "delete") await deleteQueue({ client, io, json }, name);
+  else {
     const purged = await client.admin.purgeQueue(name);
     show(io, json, {
       json: { queue: name, purged },
@@ -232,6 +228,39 @@ async function deleteOrPurge(
     });
   }
   return EXIT.done;
+}
+
+/**
+ * Deletes a queue and says so, and says when its dead-letter queue stays: most providers keep it
+ * (another queue may send its dead letters there too), Service Bus deletes it with its queue.
+ */
+async function deleteQueue(
+  { client, io, json }: Pick<OperatorCall<QueuesRequest>, "client" | "io" | "json">,
+  name: string,
+): Promise<void> {
+  const deadLetterQueue = await ownDeadLetterQueue(client.admin, name);
+  await client.admin.deleteQueue(name);
+  const kept =
+    deadLetterQueue !== undefined && (await client.admin.getQueue(deadLetterQueue)) !== null
+      ? deadLetterQueue
+      : null;
+  const note =
+    kept === null
+      ? []
+      : [`kept its dead-letter queue ${kept}: queue-runtime queues delete ${kept} deletes it`];
+  show(io, json, {
+    json: { queue: name, deleted: true, deadLetterQueueKept: kept },
+    terminal: [`deleted queue ${name}`, ...note],
+    piped: [name],
+  });
+  // stdout of a pipe stays the one name a script reads; the note goes where a person still sees it.
+  if (!json && !io.isTTY) for (const line of note) io.err(line);
+}
+
+/** The dead-letter queue of `name`, or `undefined` when it has none (a dead-letter queue has none of its own). */
+async function ownDeadLetterQueue(admin: QueueAdmin, name: string): Promise<string | undefined> {
+  const deadLetterQueue = await deadLetterQueueNamed(admin, name);
+  return deadLetterQueue === name ? undefined : deadLetterQueue;
 }
 
 /** The messages a queue holds, whatever their state (its dead letters are in another queue). */

@@ -174,8 +174,12 @@ describe.each(BROKERS)("queue-runtime on $name", { timeout: 120_000 }, (broker) 
     expect((await client.admin.getQueueStats("orders")).active).toBe(2);
     expect(succeeded(await on(url, ["queues", "purge", "orders", "--yes"]))).toBe("2\n");
     expect((await client.admin.getQueueStats("orders")).active).toBe(0);
-    expect(succeeded(await on(url, ["queues", "delete", "orders", "--yes"]))).toBe("orders\n");
-    expect(await client.admin.listQueues()).not.toContain("orders");
+    expect(JSON.parse(succeeded(await on(url, ["queues", "delete", "orders", "--yes", "--json"])))).toEqual({
+      queue: "orders",
+      deleted: true,
+      deadLetterQueueKept: "orders-dlq",
+    });
+    expect(await client.admin.listQueues()).toEqual(["orders-dlq"]);
     refused(await on(url, ["send", "orders", "x"]), 1, /orders/);
   });
 });

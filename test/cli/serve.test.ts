@@ -66,6 +66,15 @@ describe("queue-runtime against queue-runtime serve (sqs://)", { timeout: 60_000
     expect(await countsOf("orders")).toMatchObject({ active: 2 });
     expect(succeeded(await sqs(["queues", "purge", "orders", "--yes"]))).toBe("2\n");
     expect(await countsOf("orders")).toMatchObject({ active: 0, inFlight: 0 });
+
+    // SQS keeps a dead-letter queue when its source queue goes: the output says so.
+    expect(JSON.parse(succeeded(await sqs(["queues", "delete", "orders", "--yes", "--json"])))).toEqual({
+      queue: "orders",
+      deleted: true,
+      deadLetterQueueKept: "orders-dlq",
+    });
+    expect(lines(succeeded(await sqs(["queues"])))).not.toContain("orders");
+    succeeded(await sqs(["queues", "delete", "orders-dlq", "--yes"]));
   });
 
   it("counts a message dead-lettered by its receives, and redrive moves it back and prints the count", async () => {

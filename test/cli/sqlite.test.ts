@@ -112,8 +112,17 @@ describe("queue-runtime queues on a SQLite file", { timeout: 60_000 }, () => {
       queue: "orders",
       purged: 0,
     });
-    expect(succeeded(await on(url, ["queues", "delete", "orders", "--yes"]))).toBe("orders\n");
-    expect(await client.admin.listQueues()).not.toContain("orders");
+    // stdout keeps the one name a script reads; stderr says the dead-letter queue stays.
+    const deleted = await on(url, ["queues", "delete", "orders", "--yes"]);
+    expect(deleted).toMatchObject({
+      code: 0,
+      stdout: "orders\n",
+      stderr: "kept its dead-letter queue orders-dlq: queue-runtime queues delete orders-dlq deletes it\n",
+    });
+    expect(await client.admin.listQueues()).toEqual(["orders-dlq"]);
+    expect(
+      JSON.parse(succeeded(await on(url, ["queues", "delete", "orders-dlq", "--yes", "--json"]))),
+    ).toEqual({ queue: "orders-dlq", deleted: true, deadLetterQueueKept: null });
   });
 });
 

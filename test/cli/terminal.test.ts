@@ -120,9 +120,17 @@ describe("queue-runtime at a terminal", () => {
 
     const deleted = await atTerminal(QUEUES, ["delete", "orders", "--url", url], "yes");
     expect(deleted.screen.questions).toEqual(["Delete queue orders and its 0 messages? [y/N] "]);
-    expect(deleted.screen.out).toEqual(["deleted queue orders"]);
+    expect(deleted.screen.out).toEqual([
+      "deleted queue orders",
+      "kept its dead-letter queue orders-dlq: queue-runtime queues delete orders-dlq deletes it",
+    ]);
     expect(deleted.code).toBe(0);
-    expect(await client.admin.listQueues()).not.toContain("orders");
+    expect(await client.admin.listQueues()).toEqual(["orders-dlq"]);
+
+    // A queue without a dead-letter queue of its own (a dead-letter queue) has nothing to keep.
+    const alone = await atTerminal(QUEUES, ["delete", "orders-dlq", "--yes", "--url", url]);
+    expect(alone.screen.out).toEqual(["deleted queue orders-dlq"]);
+    expect(await client.admin.listQueues()).toEqual([]);
   });
 
   it("queues create says how the queue was made", async () => {

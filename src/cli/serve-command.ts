@@ -148,21 +148,25 @@ export async function serve(
   const dashboard = values["no-sqs"] ? undefined : dashboardOf(engine, storage, values.host);
   // One set for every server of the process, so that each port's /metrics tells all of it.
   const metrics = new ServerMetrics(engine);
-  const server =
+  const sqs =
     dashboard === undefined
       ? undefined
       : await startSqs(engine, values, port, credentials, dashboard.dashboard, metrics, log);
+  const server = sqs?.server;
   let endpoints: ServiceBusEndpoints | undefined;
   if (serviceBus !== undefined)
     try {
-      endpoints = await startServiceBus(engine, { ...serviceBus, metrics }, log, (error) =>
+      endpoints = await startServiceBus(engine, { ...serviceBus, metrics }, (error) =>
         log(`servicebus: ${error instanceof Error ? error.message : String(error)}`),
       );
     } catch (error) {
+      dashboard?.dashboard.close();
       await server?.close();
       await engine.close();
       throw error;
     }
+  // Announced only now that every port is bound: a busy one fails before any endpoint is said to listen.
+  for (const line of [...(sqs?.banner ?? []), ...(endpoints?.banner ?? [])]) log(line);
   log(`  storage:     ${storage.description}`);
   if (server !== undefined && dashboard !== undefined) {
     log(`queue-runtime dashboard: ${server.endpoint}/?token=${dashboard.token}`);
@@ -194,7 +198,7 @@ function dashboardOf(
   return { dashboard: new Dashboard({ client, token, loopbackOnly: isLoopbackHost(host) }), token, client };
 }
 
-/** Starts the SQS endpoint, the dashboard's pages beside it, and says where it is; the engine is closed if it cannot listen. */
+/** Starts the SQS endpoint and the dashboard's pages beside it, and gives the lines that say where it is; the engine is closed if it cannot listen. */
 async function startSqs(
   engine: QueueEngine,
   values: ServeValues,
@@ -203,7 +207,7 @@ async function startSqs(
   dashboard: Dashboard,
   metrics: ServerMetrics,
   log: (line: string) => void,
-): Promise<SqsServer> {
+): Promise<{ server: SqsServer; banner: string[] }> {
   let server: SqsServer;
   try {
     server = await SqsServer.start({
@@ -235,17 +239,15 @@ async function startSqs(
       },
     );
   }
-  log(`queue-runtime SQS endpoint listening on ${server.endpoint}`);
-  log(`  region:      ${values.region}`);
-  log(
+  const banner = [
+    `queue-runtime SQS endpoint listening on ${server.endpoint}`,
+    `  region:      ${values.region}`,
     credentials === null
       ? "  credentials: not checked (--no-auth)"
       : `  credentials: access key ${credentials.accessKeyId}, secret ${values["secret-key"] === undefined ? credentials.secretAccessKey : "(as given)"}`,
-  );
-  log(
     `  try:         ${awsCliCommand(server.endpoint, values.region, credentials, values["secret-key"] !== undefined)}`,
-  );
-  return server;
+  ];
+  return { server, banner };
 }
 
 /**

@@ -24,26 +24,22 @@ export interface ServiceBusServeOptions {
 export interface ServiceBusEndpoints {
   readonly amqp: ServiceBusServer;
   readonly admin: ServiceBusAdminServer;
+  /** Where they are and how to connect, to print once every port of the process is bound. */
+  readonly banner: readonly string[];
   stop(): Promise<void>;
 }
 
 /**
  * Starts the AMQP endpoint and the management API over `engine`, after making the queues of a
- * Config.json when one is given, and says where they are and how to connect.
+ * Config.json when one is given; prints nothing, so that a port found busy after them leaves no
+ * endpoint announced that is not there (its banner says where they are).
  */
 export async function startServiceBus(
   engine: QueueEngine,
   options: ServiceBusServeOptions,
-  log: (line: string) => void,
   onError: (error: unknown) => void,
 ): Promise<ServiceBusEndpoints> {
-  let configured = "";
-  if (options.configPath !== undefined) {
-    const config = readEmulatorConfig(options.configPath);
-    const applied = applyEmulatorConfig(engine, config.queues);
-    const topics = applyEmulatorTopics(engine, config.topicDefinitions);
-    configured = `${config.queues.length} queues from ${options.configPath} (${applied.created.length} created, ${applied.updated.length} updated), ${config.topics.length} topics (${topics.created.length} created, ${topics.subscribed.length} subscriptions created)`;
-  }
+  const configured = options.configPath === undefined ? "" : configure(engine, options.configPath);
   const amqp = await ServiceBusServer.start({
     engine,
     host: options.host,
@@ -53,7 +49,7 @@ export async function startServiceBus(
     onError,
     requests: options.metrics.requests,
   }).catch((error: unknown) => {
-    throw portError(error, "--amqp-port");
+    throw portError(error, "--amqp-port", options.amqpPort);
   });
   let admin: ServiceBusAdminServer;
   try {
@@ -66,28 +62,42 @@ export async function startServiceBus(
     });
   } catch (error) {
     await amqp.close();
-    throw portError(error, "--admin-port");
+    throw portError(error, "--admin-port", options.adminPort);
   }
-  log(`queue-runtime Service Bus endpoint (AMQP 1.0) listening on ${options.host}:${amqp.port}`);
-  log(`  connection string: ${amqp.connectionString()}`);
-  log(
-    `  management API:    ${admin.endpoint} (ServiceBusAdministrationClient, with the emulator's URL redirect)`,
-  );
-  log(
-    `  entities:          ${configured || (options.createQueues ? "a queue is created when a client first attaches" : "queues must exist (--no-create-queues)")}`,
-  );
-  log(
-    options.sasKey === null
-      ? "  credentials:       not checked (--no-auth)"
-      : `  credentials:       SAS key ${options.sasKey.keyName}`,
-  );
   return {
     amqp,
     admin,
+    banner: banner(options, amqp, admin, configured),
     stop: async () => {
       await Promise.all([amqp.close(), admin.close()]);
     },
   };
+}
+
+/** Makes the queues and topics of the emulator's Config.json; resolves what it made, in words. */
+function configure(engine: QueueEngine, configPath: string): string {
+  const config = readEmulatorConfig(configPath);
+  const applied = applyEmulatorConfig(engine, config.queues);
+  const topics = applyEmulatorTopics(engine, config.topicDefinitions);
+  return `${config.queues.length} queues from ${configPath} (${applied.created.length} created, ${applied.updated.length} updated), ${config.topics.length} topics (${topics.created.length} created, ${topics.subscribed.length} subscriptions created)`;
+}
+
+/** The lines that say where the endpoints listen and how to connect. */
+function banner(
+  options: ServiceBusServeOptions,
+  amqp: ServiceBusServer,
+  admin: ServiceBusAdminServer,
+  configured: string,
+): string[] {
+  return [
+    `queue-runtime Service Bus endpoint (AMQP 1.0) listening on ${options.host}:${amqp.port}`,
+    `  connection string: ${amqp.connectionString()}`,
+    `  management API:    ${admin.endpoint} (ServiceBusAdministrationClient, with the emulator's URL redirect)`,
+    `  entities:          ${configured || (options.createQueues ? "a queue is created when a client first attaches" : "queues must exist (--no-create-queues)")}`,
+    options.sasKey === null
+      ? "  credentials:       not checked (--no-auth)"
+      : `  credentials:       SAS key ${options.sasKey.keyName}`,
+  ];
 }
 
 /** A port flag's number, checked. */
@@ -98,9 +108,17 @@ export function portNumber(flag: string, text: string): number {
   return port;
 }
 
-/** A listen failure in words that name the flag to change. */
-function portError(error: unknown, flag: string): QueueError {
-  const message = error instanceof Error ? error.message : String(error);
+/** RabbitMQ's port, the only one the AMQP endpoint's hint about RabbitMQ fits. */
+const RABBITMQ_PORT = 5672;
+
+/** The hint the AMQP endpoint adds to a busy port, whichever port it is. */
+const RABBITMQ_HINT = " (RabbitMQ listens on 5672 on many machines)";
+
+/** A listen failure on `port` in words that name the flag to change, the RabbitMQ hint only for 5672. */
+export function portError(error: unknown, flag: string, port: number): QueueError {
+  const said = error instanceof Error ? error.message : String(error);
+  // The AMQP endpoint's hint names RabbitMQ whatever the port: on another port it misleads.
+  const message = port === RABBITMQ_PORT ? said : said.replace(RABBITMQ_HINT, "");
   const hint = message.includes(flag) ? "" : `; choose another with ${flag} (0 picks a free one)`;
   return new QueueError("Configuration", `${message}${hint}`, { cause: error });
 }

@@ -177,3 +177,20 @@ export function deliveryRefusal(
     );
   return undefined;
 }
+
+/** `Validation` for `createQueue` of a name a subscription's queue has (or its dead letters'). */
+export function subscriptionQueueToCreate(name: string): QueueError | undefined {
+  if (!belongsToTopic(name)) return undefined;
+  return new QueueError(
+    "Validation",
+    `${name} names a subscription of a topic (or its dead letters): createSubscription makes it`,
+  );
+}
+
+/** `Validation` for `deleteQueue` of a subscription's queue (or its dead letters'), which `deleteSubscription` removes. */
+export function subscriptionQueueToDelete(name: string): QueueError {
+  return new QueueError(
+    "Validation",
+    `${name} belongs to a subscription of a topic: deleteSubscription removes it`,
+  );
+}

@@ -23,7 +23,11 @@ import type { LockReference, MessageRecord } from "../../engine/records.js";
 import type { SessionLock } from "../../engine/sessions.js";
 import { WriteBatcher } from "../../engine/write-batcher.js";
 import { deadLetterQueueOfRecord, queueInfo } from "../../rules/queue-records.js";
-import { belongsToTopic } from "../../rules/topic-records.js";
+import {
+  belongsToTopic,
+  subscriptionQueueToCreate,
+  subscriptionQueueToDelete,
+} from "../../rules/topic-records.js";
 import { EngineTopicProvider } from "./engine-topic-provider.js";
 
 const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
@@ -274,20 +278,14 @@ class EngineAdmin implements QueueAdmin {
   }
 
   async createQueue(name: string, options?: QueueOptions): Promise<QueueInfo> {
-    if (belongsToTopic(name))
-      throw new QueueError(
-        "Validation",
-        `${name} names a subscription of a topic (or its dead letters): createSubscription makes it`,
-      );
+    const refused = subscriptionQueueToCreate(name);
+    if (refused !== undefined) throw refused;
     return this.#engine.createQueue(name, options);
   }
 
   async deleteQueue(name: string): Promise<void> {
     if (belongsToTopic(name) && this.#engine.getQueueRecord(name) !== undefined)
-      throw new QueueError(
-        "Validation",
-        `${name} belongs to a subscription of a topic: deleteSubscription removes it`,
-      );
+      throw subscriptionQueueToDelete(name);
     this.#engine.deleteQueue(name);
   }
 

@@ -12,7 +12,11 @@ import {
   queueInfo,
   queueRecord,
 } from "../../rules/queue-records.js";
-import { belongsToTopic } from "../../rules/topic-records.js";
+import {
+  belongsToTopic,
+  subscriptionQueueToCreate,
+  subscriptionQueueToDelete,
+} from "../../rules/topic-records.js";
 import { type MessageRow, messageFields } from "./message-rows.js";
 import { type PgQueryable, pgQuery } from "./pg-failures.js";
 
@@ -112,11 +116,8 @@ export class PostgresQueues implements QueueAdmin {
   }
 
   async createQueue(name: string, options: QueueOptions = {}): Promise<QueueInfo> {
-    if (belongsToTopic(name))
-      throw new QueueError(
-        "Validation",
-        `${name} names a subscription of a topic (or its dead letters): createSubscription makes it`,
-      );
+    const refused = subscriptionQueueToCreate(name);
+    if (refused !== undefined) throw refused;
     const record = queueRecord(name, options, this.#defaults, this.#clock.now());
     await this.#open();
     if ((await insertQueue(this.#pool, this.#schema, record)) === undefined)
@@ -129,11 +130,7 @@ export class PostgresQueues implements QueueAdmin {
     validateQueueName(name);
     await this.#open();
     const s = this.#schema;
-    if (belongsToTopic(name) && (await this.find(name)) !== undefined)
-      throw new QueueError(
-        "Validation",
-        `${name} belongs to a subscription of a topic: deleteSubscription removes it`,
-      );
+    if (belongsToTopic(name) && (await this.find(name)) !== undefined) throw subscriptionQueueToDelete(name);
     // A dead-letter queue another queue still names stays: its dead letters would have nowhere to go.
     const deleted = await pgQuery<{ kept_for: string | null; deleted: boolean; existed: boolean }>(
       this.#pool,

@@ -10,7 +10,11 @@ import {
   queueInfo,
   queueRecord,
 } from "../../rules/queue-records.js";
-import { belongsToTopic } from "../../rules/topic-records.js";
+import {
+  belongsToTopic,
+  subscriptionQueueToCreate,
+  subscriptionQueueToDelete,
+} from "../../rules/topic-records.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
 import { isNotFound, type RabbitConnection } from "./connection.js";
 import { declareQueue } from "./declarations.js";
@@ -79,11 +83,8 @@ export class RabbitMqAdmin implements QueueAdmin {
   }
 
   async createQueue(name: string, options: QueueOptions = {}): Promise<QueueInfo> {
-    if (belongsToTopic(name))
-      throw new QueueError(
-        "Validation",
-        `${name} names a subscription of a topic (or its dead letters): createSubscription makes it`,
-      );
+    const refused = subscriptionQueueToCreate(name);
+    if (refused !== undefined) throw refused;
     return this.makeQueue(name, options);
   }
 
@@ -118,11 +119,7 @@ export class RabbitMqAdmin implements QueueAdmin {
 
   async deleteQueue(name: string): Promise<void> {
     const entry = await this.#entry(name);
-    if (belongsToTopic(name))
-      throw new QueueError(
-        "Validation",
-        `${name} belongs to a subscription of a topic: deleteSubscription removes it`,
-      );
+    if (belongsToTopic(name)) throw subscriptionQueueToDelete(name);
     await this.removeQueue(entry);
   }
 

@@ -16,6 +16,11 @@ import { QueueError } from "../../core/errors.js";
 import { parseSubscriptionPath } from "../../core/topics.js";
 import { validateQueueName } from "../../core/validation.js";
 import { DEAD_LETTER_ATTRIBUTES } from "../../rules/dead-letters.js";
+import {
+  belongsToTopic,
+  subscriptionQueueToCreate,
+  subscriptionQueueToDelete,
+} from "../../rules/topic-records.js";
 import { fromSdkError, type Redact } from "./errors.js";
 import type { Links } from "./links.js";
 import { DEAD_LETTER_SUFFIX, deadLetterSource, toPeekedMessage } from "./message-mapping.js";
@@ -60,6 +65,8 @@ export class ServiceBusAdmin implements QueueAdmin {
 
   async createQueue(name: string, options: QueueOptions = {}): Promise<QueueInfo> {
     validateQueueName(name);
+    const refused = subscriptionQueueToCreate(name);
+    if (refused !== undefined) throw refused;
     const settings = createOptions(options);
     try {
       const created = await this.#call((abortSignal) =>
@@ -73,6 +80,8 @@ export class ServiceBusAdmin implements QueueAdmin {
 
   async deleteQueue(name: string): Promise<void> {
     validateQueueName(name);
+    // The management API takes `<topic>/Subscriptions/<name>` for the subscription itself.
+    if (belongsToTopic(name)) throw subscriptionQueueToDelete(name);
     try {
       await this.#call((abortSignal) => this.#admin.deleteQueue(name, { abortSignal }));
     } catch (error) {

@@ -162,9 +162,6 @@ describe("found by the model: servicebus", () => {
       new Settle(0, { kind: "abandon", delayMs: 1_000 }, true),
     ]));
 
-  // Not fixed yet (found by the runs with topics): deleteQueue of a subscription's path succeeds,
-  // where docs/topics.md says it is refused (Validation: deleteSubscription removes it), as the
-  // engine and postgres refuse it. This test fails while they disagree.
   // Was (found by the runs with topics): createQueue at a subscription's path failed with
   // Provider, and deleteQueue of it succeeded; docs/topics.md refuses both (Validation), as the
   // engine and postgres do.
@@ -176,9 +173,9 @@ describe("found by the model: servicebus", () => {
       {},
     ));
 
-  // Not fixed yet (found by the runs with topics): a redrive of a subscription's dead-letter queue
-  // is Unsupported, where docs/topics.md says a subscription is redriven as a queue is (C92), as
-  // the engine and postgres do. This test fails while they disagree.
-  test.fails("a subscription's dead letters are redriven as a queue's", () =>
+  // Was (the model's fault, found by the runs with topics): a redrive of a subscription's
+  // dead-letter queue is Unsupported on Service Bus, which sends only to topics
+  // (capabilities.subscriptionRedrive false, contract C92 skipped); the model now says so too.
+  test("a redrive of a subscription's dead letters is Unsupported", () =>
     replay({}, [new Redrive("ta/subscriptions/a/$deadletterqueue", undefined)], {}, {}));
 });

@@ -17,7 +17,7 @@ import { serversPerRun } from "./run-servers.js";
  * the message locked until the delay ends; a plain receive of a session queue borrows one
  * session; a purge receives what is ready; a peek leaves out messages whose time to live ended;
  * a scheduled message's time to live runs from its scheduled time; a subscription does not
- * deduplicate (its topic does).
+ * deduplicate (its topic does), and a redrive cannot move dead letters into one.
  */
 export const SERVICE_BUS_SEMANTICS: ModelOptions = {
   sessionLockDurationMs: "queue",
@@ -31,6 +31,7 @@ export const SERVICE_BUS_SEMANTICS: ModelOptions = {
   peekHeldExpired: false,
   timeToLiveFrom: "visible",
   subscriptionDeduplication: false,
+  subscriptionRedrive: false,
 };
 
 /** A run's AMQP endpoint and management API over one engine. */

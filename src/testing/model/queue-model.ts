@@ -182,6 +182,11 @@ export interface ModelOptions {
    * is `Unsupported` (Service Bus detects duplicates on a topic, not on its subscriptions).
    */
   subscriptionDeduplication?: boolean;
+  /**
+   * Whether a redrive may move dead letters into a subscription's queue (default true), or is
+   * `Unsupported` (Service Bus sends only to a topic: `capabilities.subscriptionRedrive` false).
+   */
+  subscriptionRedrive?: boolean;
 }
 
 /** Queue settings whose defaults a provider may choose otherwise. */
@@ -566,6 +571,9 @@ export class QueueModel {
   redrive(deadLetterQueue: string, target?: string): number {
     if (this.#options.deadLetterQueues === "subqueue" && !deadLetterQueue.endsWith(DEAD_LETTER_SUBQUEUE))
       throw new QueueError("Validation", `${deadLetterQueue} is not a dead-letter queue`);
+    const destination = target ?? deadLetterQueue.slice(0, -DEAD_LETTER_SUBQUEUE.length);
+    if (this.#options.subscriptionRedrive === false && belongsToTopic(destination))
+      throw new QueueError("Unsupported", `nothing can be sent to subscription ${destination}`);
     const from = this.#queue(deadLetterQueue);
     if (target !== undefined) this.#queue(target);
     const ready = from.settings.fifo

@@ -29,9 +29,21 @@ export function parseCommandArgs<const T extends CommandOptions>(
   try {
     return parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
   } catch (error) {
-    // Node's advice on positionals that start with '-' follows its first sentence: too long for one line.
-    throw new UsageError(messageOf(error).replace(/\. To specify a positional argument.*$/s, "."));
+    throw argumentsError(error);
   }
+}
+
+/**
+ * A `parseArgs` failure as the usage error every command words the same way: `Unknown option
+ * '--colour'`, without Node's closing period or its advice on positionals that start with '-'
+ * (too long for one line).
+ */
+export function argumentsError(error: unknown): UsageError {
+  return new UsageError(
+    messageOf(error)
+      .replace(/\. To specify a positional argument.*$/s, "")
+      .replace(/\.$/, ""),
+  );
 }
 
 /** The positionals a command takes, in order, by name: a missing or an extra one is a usage error. */

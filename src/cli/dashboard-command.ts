@@ -1,10 +1,10 @@
-import { parseArgs } from "node:util";
 import { QueueError } from "../core/errors.js";
 import type { QueueClient } from "../core/queue-client.js";
 import { isLoopbackHost, newToken } from "../dashboard/access.js";
 import { Dashboard } from "../dashboard/dashboard.js";
 import { DashboardServer } from "../dashboard/dashboard-server.js";
 import { Deliveries, type ReceivingStore } from "../receiving/index.js";
+import { parseCommandArgs, UsageError } from "./arguments.js";
 import { type Command, EXIT } from "./command.js";
 import { openOperatorClient, operatorUrl } from "./operator-client.js";
 import type { CommandOutput } from "./output.js";
@@ -84,10 +84,15 @@ export async function dashboardCommand(
   let client: QueueClient;
   let store: ReceivingStore | undefined;
   try {
-    client = await openOperatorClient(request.url);
     store = request.receiving === undefined ? undefined : receivingStoreAt(request.receiving);
   } catch (error) {
     return fail(QueueError.is(error, "Configuration") ? EXIT.usage : EXIT.failed, error);
+  }
+  try {
+    client = await openOperatorClient(request.url);
+  } catch (error) {
+    // A URL that cannot be used is bad usage; a store that cannot be opened or reached is a failure.
+    return fail(error instanceof UsageError ? EXIT.usage : EXIT.failed, error);
   }
   let server: DashboardServer | undefined;
   try {
@@ -129,18 +134,13 @@ export async function dashboardCommand(
 
 /** Checks the arguments; a mistake is a `Configuration` error. */
 function parseRequest(args: readonly string[], env: NodeJS.ProcessEnv): DashboardRequest | "help" {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    strict: true,
-    allowPositionals: true,
-    options: {
-      url: { type: "string" },
-      port: { type: "string", default: String(DEFAULT_DASHBOARD_PORT) },
-      host: { type: "string", default: "127.0.0.1" },
-      receiving: { type: "string" },
-      "table-prefix": { type: "string" },
-      help: { type: "boolean", default: false },
-    },
+  const { values, positionals } = parseCommandArgs(args, {
+    url: { type: "string" },
+    port: { type: "string", default: String(DEFAULT_DASHBOARD_PORT) },
+    host: { type: "string", default: "127.0.0.1" },
+    receiving: { type: "string" },
+    "table-prefix": { type: "string" },
+    help: { type: "boolean", default: false },
   });
   if (values.help) return "help";
   if (positionals.length > 0)

@@ -1,6 +1,5 @@
-import { QueueError } from "../core/errors.js";
 import type { QueueClient } from "../core/queue-client.js";
-import { type CommandOptions, parseCommandArgs, UsageError } from "./arguments.js";
+import { type CommandOptions, parseCommandArgs, type UsageError } from "./arguments.js";
 import { type Command, type CommandIO, EXIT, failed } from "./command.js";
 import { openOperatorClient, operatorUrl } from "./operator-client.js";
 import { withoutSecrets } from "./secrets.js";
@@ -74,8 +73,8 @@ export function operatorCommand<const O extends CommandOptions, R>(spec: Operato
         location = operatorUrl(call.url, io.env);
         client = await openOperatorClient(location);
       } catch (error) {
-        const usage = QueueError.is(error, "Configuration") ? new UsageError(error.message) : error;
-        return failed(spec.name, usage, io, hide);
+        // A URL that cannot be used is a UsageError (exit 2); a store that cannot be opened, a failure (exit 1).
+        return failed(spec.name, error, io, hide);
       }
       try {
         return await spec.run({ client, request: call.request, io, json: call.json });

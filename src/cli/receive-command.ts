@@ -78,9 +78,15 @@ async function receive({ client, request, io, json }: OperatorCall<ReceiveReques
     io.err(
       request.complete
         ? `completed ${counted(messages.length, "message")}: removed from ${request.queue}`
-        : `gave back ${counted(messages.length, "message")}: they can be received again now (--complete removes them)`,
+        : gaveBack(messages.length),
     );
   return EXIT.done;
+}
+
+/** What the give-back of `count` messages means, the pronoun agreeing with the count. */
+function gaveBack(count: number): string {
+  const [it, them] = count === 1 ? ["it", "it"] : ["they", "them"];
+  return `gave back ${counted(count, "message")}: ${it} can be received again now (--complete removes ${them})`;
 }
 
 /** How a received message was settled, or why it could not be (its lock then ends by itself). */

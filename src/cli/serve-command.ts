@@ -12,9 +12,9 @@ import { engineClient } from "../providers/engine/engine-client.js";
 import { SQLITE_POLL_INTERVAL_MS } from "../providers/sqlite/sqlite-provider.js";
 import { ServerMetrics } from "../server/metrics/server-metrics.js";
 import { type AnsweredRequest, SqsServer } from "../server/sqs/sqs-server.js";
-import { UsageError } from "./arguments.js";
+import { argumentsError, UsageError } from "./arguments.js";
 import { type Command, EXIT, failed } from "./command.js";
-import { type CommandOutput, messageOf } from "./output.js";
+import type { CommandOutput } from "./output.js";
 import {
   portNumber,
   type ServiceBusEndpoints,
@@ -115,7 +115,7 @@ export async function serve(
   try {
     parsed = parseServeArgs(args);
   } catch (error) {
-    throw new UsageError(messageOf(error));
+    throw argumentsError(error);
   }
   const { values } = parsed;
   if (values.help) {

@@ -207,7 +207,7 @@ describe("queue-runtime send, receive and peek on a SQLite file", { timeout: 60_
 
     const once = await on(url, ["receive", "orders"]);
     expect(once.stdout).toBe("one\n");
-    expect(once.stderr).toMatch(/^gave back 1 message: they can be received again now/);
+    expect(once.stderr).toBe("gave back 1 message: it can be received again now (--complete removes it)\n");
     expect(once.code).toBe(0);
     expect(await client.admin.getQueueStats("orders")).toMatchObject({ active: 3, inFlight: 0 });
 
@@ -374,6 +374,29 @@ describe("queue-runtime refusing, on a SQLite file", { timeout: 60_000 }, () => 
     // One after another: seven processes opening a new file at once may outwait SQLite's busy timeout on a loaded machine.
     for (const args of commands) refused(await on(url, args), 1, "queue nowhere does not exist");
     expect(succeeded(await on(url, ["queues"]))).toBe("");
+  });
+
+  it("words an unknown option the same way in every command, in one line, exit 2", async () => {
+    const url = newStore();
+    const commands = ["queues", "send", "receive", "redrive", "deliveries", "dashboard", "serve"];
+    const ran = await Promise.all(commands.map((name) => cli([name, "--colour", "--url", url])));
+    for (const [i, name] of commands.entries())
+      expect(ran[i]).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `queue-runtime ${name}: Unknown option '--colour' (queue-runtime ${name} --help)\n`,
+      });
+  });
+
+  it("exits 1, not 2, when the SQLite file cannot be opened: the command line was right", async () => {
+    const unopenable = `sqlite:${join(directory, "no-such-directory", "queues.db")}`;
+    refused(
+      await on(unopenable, ["queues"]),
+      1,
+      /^queue-runtime queues: cannot open SQLite file .*queues\.db: /,
+    );
+    refused(await cli(["dashboard", "--url", unopenable, "--port", "0"]), 1, "cannot open SQLite file");
+    refused(await on("sqlx:queues.db", ["queues"]), 2, 'unknown provider "sqlx"');
   });
 
   it("refuses memory: and a missing provider URL; takes $QUEUE_URL, and --url over it, before or after the command", async () => {

@@ -188,6 +188,20 @@ describe("the dashboard in Chromium over a sqlite store", () => {
     const active = String((await client.admin.getQueueStats("orders")).active);
     await expectRefusedWithoutToken(started.endpoint, "orders", active);
   }, 120_000);
+
+  it("keeps a working token when the token form is submitted empty", async () => {
+    const page = await freshPage();
+    await page.goto(started.address);
+    await openQueue(page, "orders");
+    const allowed = "Changes allowed with the token given.";
+    await expectText(page.locator("#token-state"), allowed);
+    await page.locator("#token-input").fill("   ");
+    await page.getByRole("button", { name: "Use token", exact: true }).click();
+    await expectText(page.locator("#token-state"), allowed);
+    await page.locator("#send-body").fill("sent after an empty token form");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await expectNotice(page, /^Sent \S+ to orders\.$/);
+  }, 120_000);
 });
 
 describe("the dashboard in Chromium over queue-runtime serve", () => {

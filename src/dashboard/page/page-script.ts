@@ -326,7 +326,9 @@ export const DASHBOARD_SCRIPT = `"use strict";
     showToken();
     byId("token-form").addEventListener("submit", function (event) {
       event.preventDefault();
-      token = byId("token-input").value.trim();
+      // An empty submit keeps the token in use: only a new one replaces it.
+      var given = byId("token-input").value.trim();
+      if (given) token = given;
       byId("token-input").value = "";
       showToken();
     });

@@ -49,7 +49,7 @@ export async function startServiceBus(
     onError,
     requests: options.metrics.requests,
   }).catch((error: unknown) => {
-    throw portError(error, "--amqp-port", options.amqpPort);
+    throw portError(error, "--amqp-port");
   });
   let admin: ServiceBusAdminServer;
   try {
@@ -62,7 +62,7 @@ export async function startServiceBus(
     });
   } catch (error) {
     await amqp.close();
-    throw portError(error, "--admin-port", options.adminPort);
+    throw portError(error, "--admin-port");
   }
   return {
     amqp,
@@ -108,17 +108,9 @@ export function portNumber(flag: string, text: string): number {
   return port;
 }
 
-/** RabbitMQ's port, the only one the AMQP endpoint's hint about RabbitMQ fits. */
-const RABBITMQ_PORT = 5672;
-
-/** The hint the AMQP endpoint adds to a busy port, whichever port it is. */
-const RABBITMQ_HINT = " (RabbitMQ listens on 5672 on many machines)";
-
-/** A listen failure on `port` in words that name the flag to change, the RabbitMQ hint only for 5672. */
-export function portError(error: unknown, flag: string, port: number): QueueError {
-  const said = error instanceof Error ? error.message : String(error);
-  // The AMQP endpoint's hint names RabbitMQ whatever the port: on another port it misleads.
-  const message = port === RABBITMQ_PORT ? said : said.replace(RABBITMQ_HINT, "");
+/** A listen failure in words that name the flag to change. */
+export function portError(error: unknown, flag: string): QueueError {
+  const message = error instanceof Error ? error.message : String(error);
   const hint = message.includes(flag) ? "" : `; choose another with ${flag} (0 picks a free one)`;
   return new QueueError("Configuration", `${message}${hint}`, { cause: error });
 }

@@ -1,11 +1,14 @@
 // `queue-runtime serve --servicebus` binds every port before it announces any: a busy AMQP or
 // admin port fails the start with nothing said to listen, and the ports it had bound are free
-// again. The ports are held by the test's own listeners (never 5672, which RabbitMQ may hold).
-import { createServer, type Server } from "node:net";
+// again. The ports are held by the test's own listeners, and 5672 by RabbitMQ.
+import { type AddressInfo, createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { serve } from "../../src/cli/serve-command.js";
-import { portError } from "../../src/cli/servicebus-serve.js";
+import { MemoryStore } from "../../src/engine/memory/memory-store.js";
+import { QueueEngine } from "../../src/engine/queue-engine.js";
 import { QueueError } from "../../src/index.js";
+import { ServiceBusServer } from "../../src/server/servicebus/servicebus-server.js";
+import { rejection } from "../../src/testing/contract/harness.js";
 
 const held: Server[] = [];
 afterEach(async () => {
@@ -90,16 +93,34 @@ describe("serve --servicebus on a busy port", { timeout: 30_000 }, () => {
     expect(await bindable(amqp)).toBe(true);
   });
 
-  it("the RabbitMQ hint is kept for 5672 only", () => {
-    const busy = (port: number) =>
-      new QueueError(
-        "Configuration",
-        `port ${port} on 127.0.0.1 is already in use (RabbitMQ listens on 5672 on many machines); choose another with --amqp-port (0 picks a free one)`,
-      );
-    expect(portError(busy(5672), "--amqp-port", 5672).message).toContain("RabbitMQ listens on 5672");
-    expect(portError(busy(5673), "--amqp-port", 5673).message).toBe(
-      "port 5673 on 127.0.0.1 is already in use; choose another with --amqp-port (0 picks a free one)",
+  it("names RabbitMQ only for a busy 5672 (RabbitMQ holds it on every machine of this project and CI)", async () => {
+    const atRabbit = await rejection(
+      ServiceBusServer.start({
+        engine: new QueueEngine(new MemoryStore()),
+        port: 5672,
+        sasKey: null,
+        createQueues: true,
+      }),
     );
+    expect((atRabbit as Error).message).toContain("RabbitMQ listens on 5672");
+    const held = createServer();
+    await new Promise<void>((resolve) => held.listen(0, "127.0.0.1", resolve));
+    const port = (held.address() as AddressInfo).port;
+    try {
+      const elsewhere = await rejection(
+        ServiceBusServer.start({
+          engine: new QueueEngine(new MemoryStore()),
+          port,
+          sasKey: null,
+          createQueues: true,
+        }),
+      );
+      expect((elsewhere as Error).message).toBe(
+        `port ${port} on 127.0.0.1 is already in use; choose another with --amqp-port (0 picks a free one)`,
+      );
+    } finally {
+      await new Promise((resolve) => held.close(resolve));
+    }
   });
 
   it("with every port free, the SQS and Service Bus endpoints are announced together", async () => {

@@ -28,6 +28,9 @@ import { SessionRegistry } from "./session-registry.js";
 import { findTopic } from "./topic-entities.js";
 
 /** The largest message a sender may send, announced on every sender's attach (the SDK sizes batches from it). */
+/** AMQP's standard port, which RabbitMQ holds on many machines. */
+const RABBITMQ_PORT = 5672;
+
 export const MAX_MESSAGE_BYTES = 1_048_576;
 /** The largest frame, announced in the open (the SDK splits larger transfers into frames of it). */
 const MAX_FRAME_BYTES = 262_144;
@@ -199,7 +202,7 @@ export class ServiceBusServer {
           error.code === "EADDRINUSE"
             ? new QueueError(
                 "Configuration",
-                `port ${options.port} on ${host} is already in use (RabbitMQ listens on 5672 on many machines); choose another with --amqp-port (0 picks a free one)`,
+                `port ${options.port} on ${host} is already in use${options.port === RABBITMQ_PORT ? " (RabbitMQ listens on 5672 on many machines)" : ""}; choose another with --amqp-port (0 picks a free one)`,
               )
             : new QueueError(
                 "Configuration",

@@ -23,4 +23,5 @@ export {
   QueueModel,
   type Settler,
 } from "./model/queue-model.js";
+export { OnSubscription, Publish, TopicCall, type TopicStep } from "./model/topic-commands.js";
 export type { World } from "./model/world.js";

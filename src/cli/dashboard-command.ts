@@ -1,8 +1,9 @@
 import { QueueError } from "../core/errors.js";
 import type { QueueClient } from "../core/queue-client.js";
-import { isLoopbackHost, newToken } from "../dashboard/access.js";
+import { newToken } from "../dashboard/access.js";
 import { Dashboard } from "../dashboard/dashboard.js";
 import { DashboardServer } from "../dashboard/dashboard-server.js";
+import { isLoopbackHost } from "../http/loopback-hosts.js";
 import { Deliveries, type ReceivingStore } from "../receiving/index.js";
 import { parseCommandArgs, UsageError } from "./arguments.js";
 import { type Command, EXIT } from "./command.js";

@@ -1,13 +1,14 @@
 import { parseArgs } from "node:util";
 import { QueueError } from "../core/errors.js";
 import type { QueueClient } from "../core/queue-client.js";
-import { isLoopbackHost, newToken } from "../dashboard/access.js";
+import { newToken } from "../dashboard/access.js";
 import { Dashboard } from "../dashboard/dashboard.js";
 import { JournalStore } from "../engine/journal/journal-store.js";
 import { MemoryStore } from "../engine/memory/memory-store.js";
 import { QueueEngine } from "../engine/queue-engine.js";
 import { SqliteStore } from "../engine/sqlite/sqlite-store.js";
 import type { QueueStore } from "../engine/store.js";
+import { isLoopbackHost } from "../http/loopback-hosts.js";
 import { engineClient } from "../providers/engine/engine-client.js";
 import { SQLITE_POLL_INTERVAL_MS } from "../providers/sqlite/sqlite-provider.js";
 import { ServerMetrics } from "../server/metrics/server-metrics.js";

@@ -3,8 +3,6 @@ import type { IncomingMessage } from "node:http";
 import { QueueError } from "../core/errors.js";
 import { addressedToLoopback } from "../http/loopback-hosts.js";
 
-export { isLoopbackHost } from "../http/loopback-hosts.js";
-
 /** The request header a change carries the dashboard's token in (a JSON body's `token` member also does). */
 export const TOKEN_HEADER = "x-queue-runtime-token";
 
